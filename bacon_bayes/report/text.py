@@ -511,8 +511,8 @@ def early_look_note(mean: Estimate, tables: Sequence[EstimateTable] = ()) -> str
     Fleming boundary, how many times one look's width that makes the pool mean's and the
     ``tables``' (group means, differences) intervals, and that ``--fixed`` gives this
     wave's alone. A user's WMT22 study (75 of 375 labels, 12-18 a system) saw pair
-    intervals 4.5-7.7 times the fixed ones at wave 1 and asked why (VALIDATION.md,
-    "Early alpha-spending looks")."""
+    intervals 4.5-7.7 times the fixed ones at wave 1 and asked why (VALIDATION.md, "Anytime
+    group looks", point 3)."""
     note = mean.details.get("anytime") or {}
     most = note.get("max_labels")
     if note.get("kind") != "alpha-spending" or not most:
