@@ -57,7 +57,9 @@ alpha-spending with ``max_labels`` the last look's labels, and the confidence se
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
 mean, one group mean, one pairwise difference; fixed = the peeking baseline, alpha-spending,
-confidence sequence) with its Monte Carlo se; the last look's width over the fixed width;
+confidence sequence) with its Monte Carlo se; every group's and every pair's (averaged
+over them, and the worst; a pair read off its shrunk looks, on the Student-t basis of
+:func:`pair_t`); the last look's width over the fixed width;
 and the stopping benefit on a pair whose fixed power at 20% is about 0.8 (picked by a
 uniform pilot of :data:`PILOT` sequences, seed apart): stopping at the first look where the
 anytime interval excludes 0, the mean labels used and the realised power (right sign),
