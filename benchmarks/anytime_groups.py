@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate.core import mean_core
 from bacon_bayes.estimate.critical import bootstrap_t_critical_values, resample_moderation
 from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
@@ -37,11 +38,15 @@ ALPHA = 0.05
 #: a group with fewer labels at a look has no separate interval there (the package's)
 MIN_GROUP = MIN_GROUP_LABELS
 #: the group outputs, axis 0 of :func:`group_looks`'s ``out``
-FIELDS = ("estimate", "se", "df", "crit", "low", "high")
+FIELDS = ("estimate", "se", "df", "crit", "low", "high", "skew", "own ratio", "t df")
 POOLINGS = ("auto", "separate")
 #: the bootstrap branch's skewed side reaches as :func:`bacon_bayes.estimate.shape.skew_join`
 #: (``python -m benchmarks.anytime_validation --no-skew-reach``: not, as before it)
 SKEW_REACH = True
+#: a candidate, measured and not adopted (VALIDATION.md, 2026-12-03): an anytime look
+#: reads the reach again at its own level (``--anytime-reach``); the package's (False)
+#: scales the fixed reach by ``c / z`` with the rest of the interval
+ANYTIME_REACH = False
 
 
 def group_pi(
@@ -61,19 +66,35 @@ def group_pi(
 def _skew_reach(
     crit: np.ndarray, mod: np.ndarray, var: np.ndarray, own: np.ndarray, resid: np.ndarray,
     g: np.ndarray, w: np.ndarray, y: np.ndarray, est: np.ndarray, n: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, ...]:  # fmt: skip
     """The bootstrap interval's distances to its ends in se (low, high) with the package's
-    skewed-side reach (:func:`bacon_bayes.estimate.shape.skew_join`, pointwise)."""
-    if not SKEW_REACH:
-        return crit, crit
-    gamma = shrunk_skewness(resid, g, est, float(y.min()), float(y.max()), w)[0]
-    c = stats.t.isf(ALPHA / 2, np.maximum(n - 1.0, 1.0))
-    shift = skew_shift(gamma, n, c)
+    skewed-side reach (:func:`bacon_bayes.estimate.shape.skew_join`, pointwise), and the
+    skewness of the groups that may reach (0 elsewhere) and their own se over the se."""
     ratio = np.sqrt(own / np.maximum(var, 1e-300))
-    short = own < mod
-    high = np.where(short & (gamma > 0), np.maximum(crit, (c + shift) * ratio), crit)
-    low = np.where(short & (gamma < 0), np.maximum(crit, (c - shift) * ratio), crit)
-    return low, high
+    if not SKEW_REACH:
+        return crit, crit, np.zeros(n.size), ratio
+    gamma = shrunk_skewness(resid, g, est, float(y.min()), float(y.max()), w)[0]
+    gamma = np.where(own < mod, gamma, 0.0)
+    low, high = reach_distances(crit, crit, stats.norm.isf(ALPHA / 2), n, gamma, ratio)
+    return low, high, gamma, ratio
+
+
+def reach_distances(
+    low: np.ndarray, high: np.ndarray, c: np.ndarray | float, n: np.ndarray,
+    gamma: np.ndarray, ratio: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Distances to the ends in se ``low, high`` joined, on a skewed group's skewed side,
+    with the own-studentised end with Hall's term, Student-t on ``n - 1`` df at the
+    nominal level of the normal boundary ``c`` (``z``: the fixed interval's), in units of
+    the own se over the se (``ratio``; ``gamma`` 0 where a group does not reach): at ``z``
+    :func:`bacon_bayes.estimate.shape.skew_join`'s reach, at an anytime look's ``c`` the
+    candidate :data:`ANYTIME_REACH`."""
+    own = at.studentised(c, np.maximum(np.asarray(n, float) - 1.0, 1.0))
+    shift = skew_shift(gamma, n, own)
+    with np.errstate(invalid="ignore"):
+        up = np.where(gamma > 0, np.fmax(high, (own + shift) * ratio), high)
+        down = np.where(gamma < 0, np.fmax(low, (own - shift) * ratio), low)
+    return down, up
 
 
 def group_looks(
@@ -161,12 +182,19 @@ def group_looks(
             mod, var = var, np.maximum(var, own_var[r])
             crit = np.maximum(crit, floor * np.sqrt(floor_var / np.maximum(var, 1e-300)))
             df = np.full(m, np.inf)
-            low, high = _skew_reach(crit, mod, var, own_var[r], resid[r], gl[r], w, yl[r],
-                                    out[0, r, :, k], cnts[r])  # fmt: skip
+            # the df of the variance the interval takes: the moderated one's where it governs
+            t_df = np.where(own_var[r] < mod, cnts[r] - 1.0 + d0, cnts[r] - 1.0)
+            low, high, skew, ratio = _skew_reach(crit, mod, var, own_var[r], resid[r], gl[r],
+                                                 w, yl[r], out[0, r, :, k], cnts[r])  # fmt: skip
         else:
             crit = stats.t.isf(ALPHA / 2, np.maximum(df, 1.0))
             low = high = crit
+            skew, ratio = np.zeros(m), np.ones(m)
+            t_df = np.full(m, np.nan)
+            t_df[ok] = df
         out[1, r, use, k] = np.sqrt(np.maximum(var[use[ok]], 0.0))
         out[2, r, use, k] = df[use[ok]]
         out[3, r, use, k] = crit[use[ok]]
         out[4, r, use, k], out[5, r, use, k] = low[use[ok]], high[use[ok]]
+        out[6, r, use, k], out[7, r, use, k] = skew[use], ratio[use]
+        out[8, r, use, k] = t_df[use]

@@ -86,7 +86,7 @@ def compare(t: v.Table, sim: v.Looks, pkg: np.ndarray) -> pd.DataFrame:
     """One row per look: package and harness miss, paired difference, RMSE, median se."""
     truth = np.array([t.y[t.g == h].mean() for h in range(t.groups.size)])[None, :, None]
     pe, pse, plo, phi = pkg
-    e, se, _df, _crit, lo, hi = sim.group
+    e, se, _df, _crit, lo, hi = sim.group[:6]
     with np.errstate(invalid="ignore", divide="ignore"):
         pm = np.where(np.isfinite(plo), (plo > truth) | (phi < truth), np.nan)
         err = (e - truth) / se

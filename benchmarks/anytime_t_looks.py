@@ -56,7 +56,7 @@ def first_misses(t: v.Table, sim: v.Looks) -> dict:
     a = t.pair[0]
     info = at.effective_labels(sim.group_n[:, a], float((t.g == a).sum()))
     crit = v.critical(info, sim.labels / sim.labels[-1])["alpha-spending"]
-    e, se, df, tc, lo, hi = (x[:, a] for x in sim.group)  # anytime_groups.FIELDS
+    e, se, df, tc, lo, hi = (x[:, a] for x in sim.group[:6])  # anytime_groups.FIELDS
     truth = t.y[t.g == a].mean()
     with np.errstate(invalid="ignore", divide="ignore"):
         f = v.anytime_half(tc, df, crit) / tc

@@ -57,7 +57,9 @@ alpha-spending with ``max_labels`` the last look's labels, and the confidence se
 
 Per table, design and number of looks: the chance that some look's interval misses (pool
 mean, one group mean, one pairwise difference; fixed = the peeking baseline, alpha-spending,
-confidence sequence) with its Monte Carlo se; the last look's width over the fixed width;
+confidence sequence) with its Monte Carlo se; every group's and every pair's (averaged
+over them, and the worst; a pair read off its shrunk looks, on the Student-t basis of
+:func:`pair_t`); the last look's width over the fixed width;
 and the stopping benefit on a pair whose fixed power at 20% is about 0.8 (picked by a
 uniform pilot of :data:`PILOT` sequences, seed apart): stopping at the first look where the
 anytime interval excludes 0, the mean labels used and the realised power (right sign),
@@ -96,6 +98,10 @@ FOLDS = 5
 PENALTY = 24.0
 #: the judges' scores are clipped at these quantiles before standardising, as the package's
 WINSOR = (0.005, 0.995)
+#: a bootstrap-branch pair's Student-t df (:func:`pair_t`): ``"moderated"`` as the
+#: package's (``estimate.differences.T_DF``) or ``"fewer"``, its fewer labels less one (the
+#: package's before session 52; ``--pair-df fewer``)
+PAIR_DF = "moderated"
 #: the package's group means switch from moderated-t (and, by default, shrinkage) to
 #: bootstrap-t critical values at this many labels per group; misses are also counted
 #: only at looks from there on
@@ -287,7 +293,7 @@ def _chunk(
     wave_of = np.zeros(0, dtype=np.intp)
     beta_bar = np.zeros((reps, J1))
     out_pool = np.zeros((3, reps, looks))
-    out_group = np.full((6, reps, m, looks), np.nan)
+    out_group = np.full((len(anytime_groups.FIELDS), reps, m, looks), np.nan)
     out_pair = np.full((4, reps, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
@@ -389,11 +395,7 @@ def difference(t: Table, sim: Looks) -> tuple[np.ndarray, ...]:
     distances to the ends in se (shrunk where shrunk; else Student-t at the groups' smaller
     df, on the bootstrap branch at the fewer labels less one: group_table's default)."""
     a, b = t.pair
-    n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
-    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
-    d_df = np.where(np.isinf(d_df), np.maximum(np.minimum(n_a, n_b) - 1.0, 1.0), d_df)
-    e, se = sim.group[0][:, [a, b]], sim.group[1][:, [a, b]]
-    d_e, d_se = e[:, 0] - e[:, 1], np.hypot(se[:, 0], se[:, 1])
+    d_e, d_se, d_df = pair_t(sim, a, b)
     d_t = d_lo = d_hi = _t(d_df)
     if sim.pair:  # looks whose groups were shrunk: the package's shrunk difference
         shrunk = np.isfinite(sim.pair[0])
@@ -401,6 +403,56 @@ def difference(t: Table, sim: Looks) -> tuple[np.ndarray, ...]:
         d_df, d_t = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, d_t)
         d_lo, d_hi = np.where(shrunk, sim.pair[2], d_lo), np.where(shrunk, sim.pair[3], d_hi)
     return d_e, d_se, d_df, d_t, d_lo, d_hi
+
+
+def pair_t(sim: Looks, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Groups ``a - b``'s difference, se and Student-t df (R, K) off the shrunk looks: the
+    groups' smaller df, on the bootstrap branch the pair's fewer labels less one
+    (``group_table``'s default), or with :data:`PAIR_DF` ``"moderated"`` the smaller of
+    the df of the variances the groups' intervals take (``n - 1 + d0`` where the moderated
+    variance governs, ``n - 1`` where the own one does)."""
+    n_a, n_b = sim.group_n[:, a], sim.group_n[:, b]
+    d_df = np.fmin(sim.group[2][:, a], sim.group[2][:, b])
+    boot = np.isinf(d_df)
+    if PAIR_DF == "moderated":
+        own = np.fmin(sim.group[8][:, a], sim.group[8][:, b])
+        d_df = np.where(boot & np.isfinite(own), np.maximum(own, 1.0), d_df)
+    d_df = np.where(np.isinf(d_df), np.maximum(np.minimum(n_a, n_b) - 1.0, 1.0), d_df)
+    e, se = sim.group[0][:, [a, b]], sim.group[1][:, [a, b]]
+    return e[:, 0] - e[:, 1], np.hypot(se[:, 0], se[:, 1]), d_df
+
+
+def every_pair(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
+    """Each pair's chance that some look off the shrunk ones misses (every look spends),
+    on the Student-t basis of :func:`pair_t`, averaged over the pairs and the worst
+    pair's, with the last look's width over the fixed (t) width."""
+    reps = sim.pool[0].shape[0]
+    m = t.groups.size
+    sizes = np.bincount(t.g, minlength=m).astype(float)
+    info = at.effective_labels(sim.group_n, sizes[None, :, None])
+    truth = np.array([t.y[t.g == h].mean() for h in range(m)])
+    per = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
+    wide = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
+    names = []
+    for a in range(m):
+        for b in range(a + 1, m):
+            d_e, d_se, d_df = pair_t(sim, a, b)
+            shrunk = np.isnan(sim.group[8][:, a]) | np.isnan(sim.group[8][:, b])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                i_d = np.where(
+                    (info[:, a] > 0) & (info[:, b] > 0),
+                    1.0 / (1.0 / info[:, a] + 1.0 / info[:, b]), 0.0,
+                )  # fmt: skip
+                err = np.where(shrunk, np.nan, (d_e - (truth[a] - truth[b])) / d_se)
+            crit = critical(i_d, times)
+            tc = _t(d_df)
+            for kind in KINDS:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    half = tc if kind == "fixed" else anytime_half(tc, d_df, crit[kind])
+                    per[kind].append(float((np.abs(err) > half).any(axis=1).mean()))
+                    wide[kind].append(float(np.nanmean(half[:, -1] / tc[:, -1])))
+            names.append(f"{t.groups[a]} - {t.groups[b]}")
+    return _average_and_worst(per, wide, reps, names, "difference", "pairs", "pair")
 
 
 def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
@@ -416,7 +468,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     pool_t = _t(sim.pool[2])
-    e_a, se_a, df_a, crit_a, lo_a, hi_a = (x[:, a] for x in sim.group)
+    e_a, se_a, df_a, crit_a, lo_a, hi_a, skew_a, ratio_a, _ = (x[:, a] for x in sim.group)
     d_e, d_se, d_df, d_t, d_lo, d_hi = difference(t, sim)
     est = {  # estimate, se, (critical value, low, high distances in se), truth, info, df
         "pool mean": (sim.pool[0], sim.pool[1], (pool_t, pool_t, pool_t), t.y.mean(),
@@ -436,6 +488,8 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             with np.errstate(invalid="ignore", divide="ignore"):
                 f = 1.0 if kind == "fixed" else anytime_half(tcrit, df, crit[kind]) / tcrit
             half_lo, half_hi = f * lo, f * hi
+            if q.startswith("group mean") and kind != "fixed":
+                half_lo, half_hi = _reach(half_lo, half_hi, crit[kind], n_a, skew_a, ratio_a)
             with np.errstate(invalid="ignore"):
                 missed = (err > half_lo) | (-err > half_hi)
             miss = missed.any(axis=1)
@@ -450,7 +504,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             if q == "difference":  # every look with an interval; the side that settles
                 side, fixed_side = (half_lo, lo) if truth > 0 else (half_hi, hi)
                 stop.append(_stopping(e, se, side, truth, sim.labels, fixed_side, kind, t.n))
-    return rows + every_group(t, sim, times), stop
+    return rows + every_group(t, sim, times) + every_pair(t, sim, times), stop
 
 
 def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
@@ -458,27 +512,43 @@ def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
     means' guarantee is on average over groups) and the worst group's."""
     reps = sim.pool[0].shape[0]
     per = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
+    wide = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
     for h in range(t.groups.size):
         info = at.effective_labels(sim.group_n[:, h], float((t.g == h).sum()))
         crit = critical(info, times)
-        e, se, df, tc, lo, hi = (x[:, h] for x in sim.group)
+        e, se, df, tc, lo, hi, skew, ratio, _ = (x[:, h] for x in sim.group)
         with np.errstate(invalid="ignore", divide="ignore"):
             err = (e - t.y[t.g == h].mean()) / se
             for kind in KINDS:
                 f = 1.0 if kind == "fixed" else anytime_half(tc, df, crit[kind]) / tc
-                per[kind].append(float(((err > f * lo) | (-err > f * hi)).any(axis=1).mean()))
+                low, high = f * lo, f * hi
+                if kind != "fixed":
+                    low, high = _reach(low, high, crit[kind], sim.group_n[:, h], skew, ratio)
+                per[kind].append(float(((err > low) | (-err > high)).any(axis=1).mean()))
+                wide[kind].append(float(np.nanmean((low + high)[:, -1] / (lo + hi)[:, -1])))
+    names = [str(v) for v in t.groups]
+    return _average_and_worst(per, wide, reps, names, "group mean", "groups", "group")
+
+
+def _average_and_worst(
+    per: dict[str, list[float]], wide: dict[str, list[float]], reps: int, names: list[str],
+    quantity: str, plural: str, single: str,
+) -> list[dict]:  # fmt: skip
+    """Per kind, the rows of the miss rates ``per`` (and last widths ``wide``) of the
+    ``names`` averaged over them and of the worst."""
     rows = []
     for kind, rates in per.items():
-        r = np.array(rates)
+        r, w = np.array(rates), np.array(wide[kind])
         worst = int(r.argmax())
         rows += [
-            {"quantity": "group mean, average over groups", "interval": kind,
+            {"quantity": f"{quantity}, average over {plural}", "interval": kind,
              "some look misses": float(r.mean()),
-             "mc se": float(np.sqrt((r * (1 - r)).mean() / reps)), "last width / fixed": np.nan},
-            {"quantity": "group mean, worst group", "interval": kind,
+             "mc se": float(np.sqrt((r * (1 - r)).mean() / reps)),
+             "last width / fixed": float(w.mean())},
+            {"quantity": f"{quantity}, worst {single}", "interval": kind,
              "some look misses": float(r[worst]),
              "mc se": float(np.sqrt(r[worst] * (1 - r[worst]) / reps)),
-             "last width / fixed": np.nan, "group": str(t.groups[worst])},
+             "last width / fixed": float(w[worst]), "group": names[worst]},
         ]  # fmt: skip
     return rows
 
@@ -492,6 +562,19 @@ def anytime_half(tcrit: np.ndarray, df: np.ndarray, c: np.ndarray) -> np.ndarray
     df = np.broadcast_to(df, tcrit.shape)
     scaled = tcrit * c / stats.norm.isf(ALPHA / 2)
     return np.where(np.isfinite(df), at.studentised(c, df), scaled)
+
+
+def _reach(
+    low: np.ndarray, high: np.ndarray, c: np.ndarray, n: np.ndarray, skew: np.ndarray,
+    ratio: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """A group's anytime distances ``low, high`` (the fixed reach scaled with the rest, as
+    the package's) or, with ``--anytime-reach``, joined with the skewed side's reach read
+    at the look's boundary ``c`` (:func:`benchmarks.anytime_groups.reach_distances`; a
+    candidate, not adopted)."""
+    if not anytime_groups.ANYTIME_REACH:
+        return low, high
+    return anytime_groups.reach_distances(low, high, c, n, np.nan_to_num(skew), ratio)
 
 
 def _t(df: np.ndarray) -> np.ndarray:
@@ -691,8 +774,18 @@ def main() -> None:
         help="the bootstrap branch's group intervals without the skewed side's reach",
     )
     add_share_option(p)
+    p.add_argument(
+        "--anytime-reach",
+        action="store_true",
+        help="candidate: an anytime look reads a skewed group's reach at its own level",
+    )
+    p.add_argument("--pair-df", choices=("fewer", "moderated"), default="moderated",
+                   help="a bootstrap-branch pair's Student-t df (pair_t)")  # fmt: skip
     args = p.parse_args()
+    global PAIR_DF
+    PAIR_DF = args.pair_df
     anytime_groups.SKEW_REACH = not args.no_skew_reach
+    anytime_groups.ANYTIME_REACH = args.anytime_reach
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(stem_csv(x, "miss")) for x in stems])

@@ -17,6 +17,7 @@ median ratio of the old rule's width to the new one's at the floor-bound looks (
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -68,26 +69,40 @@ def _cell(q: float, wave: int, spend: bool, reps: int, seed: int) -> dict[str, f
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
+def reps_option(argv: list[str] | None, default: int) -> int:
+    """``--reps`` from the command line (``argv``), the sequences a cell."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
-    args = parser.parse_args(argv)
+    parser.add_argument("--reps", type=int, default=default)
+    return int(parser.parse_args(argv).reps)
+
+
+def cells(
+    qs: tuple[float, ...], waves: tuple[int, ...], cell: Callable[..., dict[str, float]], reps: int
+) -> Iterator[tuple[float, int, str, dict[str, float]]]:
+    """Each cell of the grid, ``q``, wave, kind (the confidence sequence, then
+    alpha-spending) and ``cell(q, wave, spend, reps, seed)``'s figures, seeded by ``q``
+    and the wave."""
+    for q in qs:
+        for wave in waves:
+            for spend in (False, True):
+                r = cell(q, wave, spend, reps, seed=int(q * 1000) * 100 + wave)
+                yield q, wave, "alpha-spending" if spend else "confidence sequence", r
+
+
+def main(argv: list[str] | None = None) -> None:
+    reps = reps_option(argv, 400)
     print(
         "| q | wave | kind | looks at the floor | some look misses, new (se) | old | "
         "old / new width at the floor: median, p90 |"
     )
     print("|---|---|---|---|---|---|---|")
-    for q in (0.01, 0.03, 0.06):
-        for wave in (32, 64):
-            for spend in (False, True):
-                r = _cell(q, wave, spend, args.reps, seed=int(q * 1000) * 100 + wave)
-                kind = "alpha-spending" if spend else "confidence sequence"
-                print(
-                    f"| {q} | {wave} | {kind} | {r['floor share']:.2f} | "
-                    f"{r['new misses']:.3f} ({r['se']:.3f}) | {r['old misses']:.3f} | "
-                    f"{r['width old/new median']:.2f}, {r['width old/new p90']:.2f} |",
-                    flush=True,
-                )
+    for q, wave, kind, r in cells((0.01, 0.03, 0.06), (32, 64), _cell, reps):
+        print(
+            f"| {q} | {wave} | {kind} | {r['floor share']:.2f} | "
+            f"{r['new misses']:.3f} ({r['se']:.3f}) | {r['old misses']:.3f} | "
+            f"{r['width old/new median']:.2f}, {r['width old/new p90']:.2f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import pytest
 from bacon_bayes import Calibrator, EvalPool, ValidationError
 from bacon_bayes import estimate as est
 from bacon_bayes.cli import main
-from bacon_bayes.estimate.differences import RESAMPLED, T_BASIS
+from bacon_bayes.estimate.differences import RESAMPLED, T_BASIS, T_DF_BASIS
 from bacon_bayes.estimate.shrink import shrunk_group_means
 from bacon_bayes.results import EstimateTable
 from bacon_bayes.simulation.montecarlo import coverage_band
@@ -127,7 +127,8 @@ def test_baseline_critical_value_is_below_all_pairs_and_pointwise_rows_are_the_s
 
 def test_bootstrap_branch_says_when_it_falls_back_to_the_t_basis() -> None:
     """The resamples hold the table's rule (max-|t|) and pointwise; Bonferroni asked of a
-    max-|t| table, or resampled=False (anytime's basis), takes the Student-t and says so."""
+    max-|t| table, or resampled=False (anytime's basis), takes the Student-t and says so
+    (the anytime basis on the df of the groups' variances, T_DF_BASIS)."""
     names, g, y, f = _world()
     table = est.aee_group_means(_draw(np.random.default_rng(2), g, y), f, names)
     assert est.compare(table, baseline="S1").details["critical_basis"] == RESAMPLED
@@ -135,9 +136,9 @@ def test_bootstrap_branch_says_when_it_falls_back_to_the_t_basis() -> None:
         est.compare(table, baseline="S1", simultaneous="none").details["critical_basis"]
         == RESAMPLED
     )
-    for kw in ({"simultaneous": "bonferroni"}, {"resampled": False}):
+    for kw, said in (({"simultaneous": "bonferroni"}, T_BASIS), ({"resampled": False}, T_DF_BASIS)):
         diffs = est.compare(table, baseline="S1", **kw)
-        assert diffs.details["critical_basis"] == T_BASIS, kw
+        assert diffs.details["critical_basis"] == said, kw
         assert np.isfinite(diffs.ci_low).all()
 
 

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -330,9 +331,26 @@ def _estimate(
         + skipped
         + scale_note(cal, means, groups)
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
+        + _early_note(cal, args, means, groups, anytime if compared is not None else None)
     )  # fmt: skip
     if saved is not None:
         text += "\n" + transport_text(cal, args) + refit_text(cal, args, saved)
     finish()
     print(text)
     return 0
+
+
+def _early_note(
+    cal: Any, args: argparse.Namespace, means: list, groups: list | None, anytime: dict | None
+) -> str:
+    """The line on why an early alpha-spending look is wide (report.text.early_look_note),
+    with the differences' widening when the groups were compared (``anytime`` given)."""
+    tables = list(groups or [])
+    if anytime is not None and anytime.get("max_labels"):
+        tables.append(
+            cal.compare_groups(args.alpha, not args.pointwise, baseline=args.baseline, **anytime)
+        )
+    from bacon_bayes.report.text import early_look_note
+
+    note = early_look_note(means[0], tables)
+    return f"\nnote: {note}" if note else ""

@@ -30,6 +30,9 @@ from bacon_bayes.estimate.tables import (
 )
 from bacon_bayes.results import EstimateTable, sure_sign
 
+#: ``pair_bootstrap``'s key of each group's df on the Student-t basis (:func:`compare`)
+T_DF = "t_df"
+
 #: ``details["critical_basis"]`` of differences against a baseline of the bootstrap
 #: branch's groups: whence their critical values
 RESAMPLED = "bootstrap: the groups' own resamples, max-|t| over the comparisons with the baseline"
@@ -37,6 +40,10 @@ T_BASIS = (
     "t: Student-t on each pair's fewer labels less one (the groups' resamples hold no "
     f"critical values for this rule, nor any past {MAX_COMPARED} groups, or the comparisons "
     "leave out groups without an interval)"
+)
+T_DF_BASIS = (
+    "t: Student-t on the smaller df of each pair's groups' variances (n - 1 + the "
+    "moderation's prior labels where the moderated variance governs), the anytime basis"
 )
 
 
@@ -49,6 +56,7 @@ def pair_bootstrap(
     names: np.ndarray,
     alpha: float,
     simultaneous: str,
+    t_df: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The critical values of the pairwise differences of the bootstrap branch's groups,
     for :func:`compare`: ``{"groups": names, "critical_value": {rule: values}, "baseline":
@@ -59,13 +67,14 @@ def pair_bootstrap(
     From the groups' own resamples
     (:func:`~bacon_bayes.estimate.critical.bootstrap_pair_critical_values`), never narrower
     than the moderated t's interval of the pair (the groups' ``floor_var`` summed, df the
-    smaller ``normal_df``), as each group's; a baseline's floor is computed by
-    :func:`compare` from ``floor_var`` and ``normal_df`` (one max-|t| simulation per
-    baseline asked, not per group). ``var``: the groups' interval variances (the larger of
-    their own and moderated ones). Measured (VALIDATION.md, "Differences of the bootstrap
-    branch's groups"): the Student-t on the pair's fewer labels less one that
-    :func:`compare` took before covered 0.926-0.948 at nominal 0.90 on the simulated
-    regimes and 0.987-1.000 jointly at 0.95 on SummEval, TriviaQA and WMT22."""
+    smaller ``normal_df``), as each group's (``t_df``: each group's df on the Student-t
+    basis of :func:`compare`'s ``resampled=False``, kept as :data:`T_DF`); a baseline's
+    floor is computed by :func:`compare` from ``floor_var`` and ``normal_df`` (one max-|t|
+    simulation per baseline asked, not per group). ``var``: the groups' interval variances
+    (the larger of their own and moderated ones). Measured (VALIDATION.md, "Differences of
+    the bootstrap branch's groups"): the Student-t on the pair's fewer labels less one that
+    :func:`compare` took before covered 0.926-0.948 at nominal 0.90 on the simulated regimes
+    and 0.987-1.000 jointly at 0.95 on SummEval, TriviaQA and WMT22."""
     m = names.size
     pairs, contrast = all_pairs(m)
     out: dict[str, list[float]] = {}
@@ -94,6 +103,7 @@ def pair_bootstrap(
         "baseline": by_base,
         "floor_var": [float(v) for v in floor_var],
         "normal_df": [float(v) for v in normal_df],
+        **({} if t_df is None else {T_DF: [float(v) for v in t_df]}),
     }
 
 
@@ -152,7 +162,11 @@ def compare(
     the groups' own resamples, studentised as the groups are, for the table's rule and
     pointwise (another ``simultaneous``: as ``resampled=False``; against a baseline
     ``details["critical_basis"]`` says which); ``resampled=False`` takes Student-t on each
-    pair's fewer labels less one instead, the basis of the anytime intervals
+    pair's smaller df of the variances its groups' intervals take (:data:`T_DF`: ``n - 1 +
+    d0`` where the moderated variance governs, ``n - 1`` where the group's own does; the
+    fewer labels less one before session 52, which, read far in ``t_11``'s tail, made a
+    WMT22 study's first-wave pairs 4.5-7.7 times their fixed width) instead, the basis of
+    the anytime intervals
     (:mod:`bacon_bayes.sequential`), whose boundary reads a critical value's level far
     into the tail (at the early looks 0.001-0.01), past what a few dozen labels'
     resamples show: on SummEval relevance the resampled basis missed at some look in 0.042
@@ -181,6 +195,11 @@ def compare(
     pairs, contrast = pp.pairs, pp.contrast
     names, n_lab, n_it = pp.names, pp.n_labeled, pp.n_items
     df = pair_df(table.details.get("df"), pairs)
+    boot_all = table.details.get("pair_bootstrap") or {}
+    t_basis = T_BASIS
+    if not resampled and df is None and T_DF in boot_all:
+        if boot_all["groups"] == list(table.names):  # the bootstrap branch's t basis
+            df, t_basis = pair_df(boot_all[T_DF], pairs), T_DF_BASIS
     how = simultaneous or table.simultaneous
     keys = ("target", "interval", "clustered_by_prompt")
     extra = {k: table.details[k] for k in keys if k in table.details}
@@ -196,7 +215,7 @@ def compare(
     if found is not None:  # the groups' own resamples (bootstrap branch)
         crit, df = found, None
     if baseline is not None and table.details.get("interval") == "bootstrap":
-        extra["critical_basis"] = T_BASIS if found is None else RESAMPLED
+        extra["critical_basis"] = t_basis if found is None else RESAMPLED
     diffs = group_table(
         "difference", table.method, names, contrast @ table.estimate, cov, n_lab, n_it,
         table.alpha, how, crit, df=df, n_df=pp.n_fewer, pairs=pp.named(table), **extra, **rule,

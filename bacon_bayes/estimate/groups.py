@@ -281,7 +281,16 @@ def group_tables_from_sums(
             )
             if m <= MAX_COMPARED:  # past it compare refuses the pairs (tables.all_pairs)
                 moderation["pair_bootstrap"] = pair_bootstrap(
-                    devs[i], ses[i], var, floor_var, normal_df, names, alpha, simultaneous
+                    devs[i],
+                    ses[i],
+                    var,
+                    floor_var,
+                    normal_df,
+                    names,
+                    alpha,
+                    simultaneous,
+                    # the t basis (anytime): the df of the variance each interval takes
+                    t_df=np.where(own_var < mod, normal_df, n_lab - 1.0),
                 )
         else:
             own_var = var

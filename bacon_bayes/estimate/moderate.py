@@ -11,6 +11,7 @@ means ``mu`` that the moderated t does not reject with the prior evaluated *at* 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -291,6 +292,10 @@ def moderated_variance(
     return mod, own + d0, d0, mv
 
 
+#: A group table's details: per row, whether its variance sits at the residual floor.
+FLOOR_ROWS = "variance_floor_rows"
+
+
 def floor_details(
     var: np.ndarray,
     floor: float,
@@ -298,15 +303,17 @@ def floor_details(
     g_lab: np.ndarray,
     n_g: np.ndarray,
     names: np.ndarray,
-) -> dict[str, str]:
+) -> dict[str, Any]:
     """The group table's note where groups' variances ``var`` sit at their residual floor
-    (``floor`` per label, :func:`floor_variance`), naming them; empty otherwise."""
+    (``floor`` per label, :func:`floor_variance`), naming them, and which rows
+    (:data:`FLOOR_ROWS`: an anytime look scales them by ``c / z``, as the pool mean's);
+    empty otherwise."""
     floor_var = floor_variance(floor, c, g_lab, n_g)
     hit = (floor_var > 0) & (var <= floor_var * (1.0 + 1e-9))
     if not hit.any():
         return {}
     said = ["every group"] if hit.all() else [str(v) for v in names[hit]]
-    return {VARIANCE_FLOOR: floor_note(g_lab.size, said)}
+    return {VARIANCE_FLOOR: floor_note(g_lab.size, said), FLOOR_ROWS: [bool(h) for h in hit]}
 
 
 def floor_variance(floor: float, c: np.ndarray, g_lab: np.ndarray, n_g: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ from bacon_bayes.report.tables import fixed
 from bacon_bayes.report.tables import scroll_table as _table
 from bacon_bayes.report.text import (
     classical_note,
+    early_look_note,
     estimates_frame,
     guarantee_note,
     naive_note,
@@ -291,6 +292,13 @@ def _estimates(cal: Calibrator, alpha: float, truth: float | None, anytime: dict
         f"classical: labels only; {naive}</p>"
         + "".join(f"<p class='note'>{_esc(n)}</p>" for n in said if n)
     )
+    tables = []
+    if anytime.get("max_labels") and cal.pool_.groups is not None:  # as the page shows them
+        tables = [cal.estimate_groups(alpha, True, **anytime)]
+        if len(tables[0]) > 1 and too_many_pairs(len(tables[0])) is None:
+            tables.append(cal.compare_groups(alpha, True, **anytime))
+    if early := early_look_note(ests[0], tables):  # why an early look is wide
+        note += f"<p class='note'>{_esc(early)}</p>"
     return (
         _img(figures.estimates_figure(ests, truth), figures.estimates_alt(ests))
         + _table(frame, 4)

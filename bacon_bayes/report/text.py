@@ -535,3 +535,41 @@ def rates_note(table: pd.DataFrame, level: float) -> str:
             "and noise on its own scale instead"
         )
     return f"{'. '.join(said)}. low - high: {level:.0%} intervals, each judge's on its own."
+
+
+def early_look_note(mean: Estimate, tables: Sequence[EstimateTable] = ()) -> str | None:
+    """Why an early alpha-spending look's intervals are wide, in plain words (None past
+    half the budget, or for other intervals): the error spent so far by the O'Brien-
+    Fleming boundary, how many times one look's width that makes the pool mean's and the
+    ``tables``' (group means, differences) intervals, and that ``--fixed`` gives this
+    wave's alone. A user's WMT22 study (75 of 375 labels, 12-18 a system) saw pair
+    intervals 4.5-7.7 times the fixed ones at wave 1 and asked why (VALIDATION.md, "Anytime
+    group looks", point 3)."""
+    note = mean.details.get("anytime") or {}
+    most = note.get("max_labels")
+    if note.get("kind") != "alpha-spending" or not most:
+        return None
+    labels = int(note["labels_at_looks"][-1])
+    if labels >= 0.5 * most:
+        return None
+    boundary = float(note["widening"])
+    widen = [boundary]
+    for t in tables:
+        w = np.asarray((t.details.get("anytime") or {}).get("widening", []), dtype=float)
+        widen += [float(v) for v in w[np.isfinite(w) & (w > 0)]]
+    lo, hi = min(widen), max(widen)
+    span = f"{lo:.1f} times" if hi < 1.05 * lo else f"{lo:.1f}-{hi:.1f} times"
+    tail = (
+        "; the widest are intervals on few degrees of freedom (a Student-t read at the "
+        "boundary's far level)"
+        if hi > 1.25 * boundary
+        else ""
+    )
+    return (
+        f"alpha-spending at {labels} of the {most} labels budgeted ({100 * labels / most:.0f}%) "
+        f"has spent {float(note['alpha_spent']):.2g} of its {mean.alpha:g}: the O'Brien-Fleming "
+        "boundary keeps almost all of it for the last waves, so early intervals are wide by "
+        f"design, here {span} one look's{tail}. They narrow as the labels near the budget "
+        "(about 1.1 times at it). --fixed gives this wave's intervals alone, valid for a "
+        "decision made at this wave and no other."
+    )

@@ -923,3 +923,23 @@ def test_the_top_group_question_keeps_its_key_and_prints_the_column(
     assert best.title == "top system (highest mean)"
     assert settled.question_lines([best])[0].startswith("top system (highest mean): ")
     assert "best group" not in until_budget(root, "best")[1]
+
+
+def test_estimate_says_why_an_early_alpha_spending_wave_is_wide(
+    grouped: tuple[Path, Path], capsys: pytest.CaptureFixture
+) -> None:
+    """A user's WMT22 study saw pair intervals 4.5-7.7 times the fixed ones at its first
+    wave and nothing said why: `bacon estimate` on a study whose budget is far from spent
+    says what O'Brien-Fleming has spent and how many times one look's width the intervals
+    are; with the budget nearly spent, or without one (the confidence sequence), no such
+    line."""
+    root, _ = grouped
+    record_budget(root, 400)  # 40 labels of 400: 10%
+    capsys.readouterr()
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "alpha-spending at 40 of the 400 labels budgeted (10%) has spent" in out
+    assert "times one look's" in out and "--fixed gives this wave's intervals alone" in out
+    record_budget(root, 60)
+    assert bacon("estimate", str(root), "--engine", "freq") == 0
+    assert "labels budgeted" not in capsys.readouterr().out
