@@ -343,8 +343,9 @@ def open_scale(values: np.ndarray | pd.Series, scale: Scale | None, name: str = 
     ``-inf:0``) where ``scale`` says nothing of a bound: none evident, or a common scale
     that a one-sided score with a mass at 0 happens to fit (MQM penalties of 0-56 within
     0-100), when ``name`` reads as an error (:data:`ERROR_NAME`: ``mqm_penalty``,
-    ``errors``) or the values stop short of the scale's far end (:data:`REACHED`). Kept:
-    a scale the name states (``score_0_100``, ``pct``), or one the values fill.
+    ``errors``) or the values stop short of the scale's far end (:data:`REACHED`; but for
+    the levels of a rating scale up to 10, where a pilot may not have reached the top).
+    Kept: a scale the name states (``score_0_100``, ``pct``), or one the values fill.
 
     Parameters
     ----------
@@ -369,7 +370,8 @@ def open_scale(values: np.ndarray | pd.Series, scale: Scale | None, name: str = 
     v = np.asarray(values, dtype=float)
     worst = float(np.nanmax(np.abs(v)))
     far = max(abs(scale.low), abs(scale.high))
-    return err if ERROR_NAME.search(name) or worst < REACHED * far else scale
+    rating = scale.ratings > 0 and far <= 10  # levels of a rating scale, 0-7 of 0-10
+    return err if ERROR_NAME.search(name) or (worst < REACHED * far and not rating) else scale
 
 
 def scale_args(scale: Scale) -> list[str]:

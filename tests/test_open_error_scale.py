@@ -79,4 +79,6 @@ def test_open_scale_decides_by_name_and_reach() -> None:
     levels = np.tile(np.arange(7.0), 20)  # a 0-6 rating, every level seen: its own scale
     assert open_scale(levels, infer_scale(levels), "rating").text == "0:6"
     assert open_scale(levels, infer_scale(levels), "error_count").text == "0:inf"
+    some = np.tile([0.0, 0, 1, 2, 4, 7], 20)  # levels of 0-10 short of its top: a pilot
+    assert open_scale(some, infer_scale(some), "rating").text == "0:10"
     assert open_scale(y + 1, infer_scale(y + 1), "errors").text == "0:100"  # no mass at 0
