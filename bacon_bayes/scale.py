@@ -12,6 +12,7 @@ of; it says how (:attr:`Scale.how`). :func:`sentinel_codes` finds failure codes 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CODES",
     "COMMON",
+    "ERROR_NAME",
     "Scale",
     "error_scale",
     "falls_with",
@@ -34,6 +36,7 @@ __all__ = [
     "label_codes",
     "listed_codes",
     "naive_left_out",
+    "open_scale",
     "scale_args",
     "sentinel_codes",
     "wider_levels",
@@ -325,6 +328,50 @@ def error_scale(values: np.ndarray | pd.Series) -> Scale | None:
         "would cut them wrongly)" + ("" if below else "; --outcome nonnegative fits it a hurdle")
     )
     return Scale(-np.inf, 0.0, how, 0) if below else Scale(0.0, np.inf, how, 0)
+
+
+#: a label's name that reads as an error score (lower is better): MQM, error, loss...
+ERROR_NAME = re.compile(r"mqm|error|loss|penalt|mistake|(^|[^a-z])(wer|ter|cer)([^a-z]|$)", re.I)
+#: an error score's values reach the far end of a common scale when they come this close
+#: to it (as a share of its width): human 0-100 ratings fill it, MQM penalties stop short
+REACHED = 0.9
+
+
+def open_scale(values: np.ndarray | pd.Series, scale: Scale | None, name: str = "") -> Scale | None:
+    """The label's scale as the commands propose it: ``scale`` (:func:`infer_scale`'s,
+    or doctor's), or the open one of an error score (:func:`error_scale`, ``0:inf`` or
+    ``-inf:0``) where ``scale`` says nothing of a bound: none evident, or a common scale
+    that a one-sided score with a mass at 0 happens to fit (MQM penalties of 0-56 within
+    0-100), when ``name`` reads as an error (:data:`ERROR_NAME`: ``mqm_penalty``,
+    ``errors``) or the values stop short of the scale's far end (:data:`REACHED`; but for
+    the levels of a rating scale up to 10, where a pilot may not have reached the top).
+    Kept: a scale the name states (``score_0_100``, ``pct``), or one the values fill.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The labels (NaN where empty).
+    scale : Scale or None
+        The scale inferred from them.
+    name : str
+        The label column's name.
+
+    Returns
+    -------
+    Scale or None
+    """
+    err = error_scale(values)
+    if err is None or scale is None or not scale.evident:
+        return err or scale
+    numbers = re.findall(r"\d+(?:\.\d+)?", name)
+    percent = scale.high == 100 and re.search(r"pct|percent|%", name, re.I)
+    if f"{scale.high:g}" in numbers or percent:  # the name states the scale
+        return scale
+    v = np.asarray(values, dtype=float)
+    worst = float(np.nanmax(np.abs(v)))
+    far = max(abs(scale.low), abs(scale.high))
+    rating = scale.ratings > 0 and far <= 10  # levels of a rating scale, 0-7 of 0-10
+    return err if ERROR_NAME.search(name) or (worst < REACHED * far and not rating) else scale
 
 
 def scale_args(scale: Scale) -> list[str]:

@@ -92,7 +92,13 @@ def test_an_error_score_label_has_its_biases_checked(tmp_path, capsys):
     path = tmp_path / "penalty.csv"
     table.to_csv(path, index=False)
     out = doctor(path, capsys)
-    assert "every judge falls as penalty rises (higher = worse?): biases checked on -penalty" in out
+    # named a penalty, 0 on the best items: an error score, open above (H5: it took the
+    # 0:5 its 0-3.4 values happen to fit, and asked "higher = worse?")
+    assert (
+        "every judge falls as penalty rises (an error score: higher = worse): biases "
+        "checked on -penalty" in out
+    )
+    assert "--scale 0:inf" in out
     assert "does not rise with the label" not in out
     table["quality"] = -table.pop("penalty")
     table.to_csv(path, index=False)

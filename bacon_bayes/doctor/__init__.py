@@ -50,10 +50,10 @@ from bacon_bayes.order import names_text, natural_key
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
-    error_scale,
     is_binary,
     label_codes,
     naive_left_out,
+    open_scale,
     scale_args,
 )
 
@@ -303,8 +303,8 @@ def profile(
     if y is not None:
         p.scale, p.far = label_scale(y, str(roles.label), lambda k: row_place(frame, k), p.scales)
         p.binary = is_binary(y)
-        if p.scale is None or not p.scale.evident:  # an error score: bounded at 0 only
-            p.scale = error_scale(y) or p.scale
+        if not p.far:  # an error score: bounded at 0 only
+            p.scale = open_scale(y, p.scale, str(roles.label))
         if roles.judges:
             ends = None if p.scale is None else (p.scale.low, p.scale.high)
             one_end = ends is not None and not np.isfinite(ends).all()  # an error scale

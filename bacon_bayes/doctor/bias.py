@@ -41,7 +41,6 @@ gets a flag: its level rests on 1-3 degrees of freedom.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +49,7 @@ from scipy import stats
 
 from bacon_bayes.order import natural_key
 from bacon_bayes.results import NUMERICAL_ZERO, sure_sign
+from bacon_bayes.scale import ERROR_NAME
 
 #: labeled items at which the length check finds the documented planted bias with power
 #: >= 0.8 (see the module docstring)
@@ -417,15 +417,11 @@ def oriented_biases(
     return how, found, by_group, skipped
 
 
-#: a label's name that reads as an error score (lower is better): MQM, error, loss...
-_ERROR_NAME = re.compile(r"mqm|error|loss|penalt|mistake|(^|[^a-z])(wer|ter|cer)([^a-z]|$)", re.I)
-
-
 def error_named(name: str, label: np.ndarray | None = None) -> bool:
     """Whether the label's ``name`` reads as an error score (MQM, error, loss, penalty,
     WER/TER) and its values are not minus a penalty (:func:`_stored_negated`: WMT's MQM
     as stored, 0 no error and below 0 worse, already runs higher = better)."""
-    return bool(_ERROR_NAME.search(name)) and not _stored_negated(label)
+    return bool(ERROR_NAME.search(name)) and not _stored_negated(label)
 
 
 def lower_is_better(name: str, label_negated: bool, label: np.ndarray | None = None) -> bool:

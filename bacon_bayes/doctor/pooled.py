@@ -26,7 +26,7 @@ from bacon_bayes.doctor.relation import (
 )
 from bacon_bayes.doctor.scores import absent_groups, codes_text, judge_scales
 from bacon_bayes.order import name_text
-from bacon_bayes.scale import Scale, error_scale
+from bacon_bayes.scale import Scale, open_scale
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -139,9 +139,9 @@ def profile_pool(
         check.between, check.judges_alpha = agreement.among_judges(frame, judges, y)
     if labeled.any():  # as doctor reads it (the far labels' message is doctor's own)
         place = lambda k: f"item {str(pool.ids[k])!r}"  # noqa: E731
-        check.scale = label_scale(y, pool.label_name, place, judge_scales(frame[judges]))[0]
-        if check.scale is None or not check.scale.evident:  # an error score: 0 at one end
-            check.scale = error_scale(y) or check.scale
+        check.scale, far = label_scale(y, pool.label_name, place, judge_scales(frame[judges]))
+        if not far:  # an error score: 0 at one end
+            check.scale = open_scale(y, check.scale, pool.label_name)
     if labeled.sum() < 2:
         check.length_note = "fewer than 2 labels: no bias checks"
         return check

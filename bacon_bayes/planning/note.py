@@ -22,6 +22,8 @@ __all__ = [
     "indistinguishable",
     "narrowing",
     "resolution_note",
+    "top_lead_untold",
+    "untold_lead",
 ]
 
 #: The designs :func:`resolution_note` compares on a pool past
@@ -189,6 +191,35 @@ def resolution_note(
     )
 
 
+def untold_lead(
+    st: PilotStatistics, tied: tuple[int, int, float, float], better: str, source: str
+) -> str:
+    """The words of a top group's lead under one standard error (:func:`indistinguishable`),
+    as ``bacon estimate``'s plan line and ``bacon status``'s top group say them: the
+    labels needed cannot be told from ``source`` (``"these labels"``)."""
+    top, other, gap, se = tied
+    return (
+        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}"
+        f"{' (lower is better)' if better == 'lower' else ''}, a lead under one standard error "
+        f"({se:.3g}), so the labels needed to resolve it cannot be told from {source} "
+        "(if the two are equal, none would)"
+    )
+
+
+def top_lead_untold(cal: Calibrator, better: str = "higher", pooling: str = "auto") -> str:
+    """:func:`untold_lead` of ``cal``'s pool where its top group's lead is under one
+    standard error (:func:`indistinguishable` on the pilot statistics of ``cal``, the one
+    decision ``bacon estimate``'s plan line takes), else ``""``: ``bacon status`` then
+    gives no count for the top group where estimate says it cannot be told (H5, WMT22:
+    status said "about 3339 more labels" with a caution)."""
+    try:
+        st = pilot_statistics(cal.pool_, cal)
+    except ValidationError:  # too few labels for the pilot: estimate's line says so
+        return ""
+    tied = indistinguishable(st, pooling, better)
+    return "" if tied is None else untold_lead(st, tied, better, "these labels")
+
+
 def indistinguishable(
     st: PilotStatistics, pooling: str = "auto", better: str = "higher"
 ) -> tuple[int, int, float, float] | None:
@@ -254,7 +285,6 @@ def _tied_note(
     """The line of a lead under one standard error: what doubling the labels (at most
     what is left of ``max_labels``) would do to one look's interval of the pool mean
     (under ``anytime`` intervals, said to be one look's, not theirs)."""
-    top, other, gap, se = tied
     n0, N = st.n_labeled, st.n_items
     more = min(n0, N - n0)
     capped = ""
@@ -264,11 +294,7 @@ def _tied_note(
     source = "these labels" if anytime else "this pilot"
     said = (
         f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in "
-        f"{basis}{which}, {st.names[top]} leads {st.names[other]} by {gap:.3g}"
-        f"{' (lower is better)' if better == 'lower' else ''}, "
-        "under one standard error "
-        f"({se:.3g}), so the labels needed to resolve it cannot be told from {source} "
-        "(if the two are equal, none would)."
+        f"{basis}{which}, {untold_lead(st, tied, better, source)}."
     )
     if more <= 0:
         return said

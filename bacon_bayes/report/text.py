@@ -233,11 +233,11 @@ def scale_note(cal: Calibrator, means: list, groups: list | None) -> str:
     ends += [(a, b) for t in groups or [] for a, b in zip(t.ci_low, t.ci_high, strict=True)]
     if not any(a < lo or b > hi for a, b in ends if np.isfinite(a) and np.isfinite(b)):
         return ""
-    from bacon_bayes.scale import error_scale, infer_scale, scale_args
+    from bacon_bayes.scale import infer_scale, open_scale, scale_args
 
-    scale = infer_scale(y)
-    if scale is None or not scale.evident:  # the levels' range is no scale to clip at
-        scale = error_scale(y)
+    scale = open_scale(y, infer_scale(y), pool.label_name)
+    if scale is not None and not scale.evident:  # the levels' range is no scale to clip at
+        scale = None
     if scale is None:
         return (
             f"\nnote: some intervals reach past the labels' range [{lo:g}, {hi:g}]; if the "

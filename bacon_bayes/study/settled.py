@@ -176,9 +176,12 @@ POINT_PROJECTION = (
 
 
 #: said of an open sign or best group whose lead is under one standard error
-NOISE_LEAD = "a lead under one standard error: the count has little to go on"
+NOISE_LEAD = "a lead under one standard error"
 #: said of an open sign of a group of one label (no standard error of its own)
-LONE_LEAD = "a group of one label, no standard error of its own: the count has little to go on"
+LONE_LEAD = "a group of one label, no standard error of its own"
+#: what an open question whose lead is noise says instead of a count, as ``bacon
+#: estimate``'s plan line says it (its count holds a lead that may be noise where it is)
+UNTOLD = "; the labels needed cannot be told from these labels"
 
 
 def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
@@ -369,12 +372,15 @@ def questions(
         interval = f"{d:+.3g} [{lo:+.3g}, {hi:+.3g}]"
         known = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if known else "sign not yet known"
-        answer = f"{interval}: {verdict}" + _more_text(need[k], cap, point=True)
-        answer += f" ({reason[k]})" if noise[k] else ""
+        answer = f"{interval}: {verdict}"
+        answer += f"{UNTOLD} ({reason[k]})" if noise[k] else _more_text(need[k], cap, point=True)
         out.append(
             Question(f"sign of {a} - {b}", known, answer, float(need[k]), caveat, bool(noise[k]))
         )
-    best = _best_question(means, diffs, need, cap, better, np.where(noise, reason, ""))
+    from bacon_bayes.planning.note import top_lead_untold  # estimate's decision, shared
+
+    lone_pairs = np.where(alone, LONE_LEAD, "")
+    best = _best_question(means, diffs, need, cap, better, lone_pairs, top_lead_untold(cal, better))
     shown = f"top {pool.group_name or 'group'} ({best_words(better)})"  # as bacon plan says
     out.append(replace(best, caveat=caveat, shown=shown))
     return out
@@ -436,6 +442,7 @@ def _best_question(
     cap: str,
     better: str,
     noise: np.ndarray | None = None,
+    untold: str = "",
 ) -> Question:
     ranks = rank_intervals(means, descending=better == "higher", diffs=diffs)
     top = int(np.nanargmin(ranks["rank"]))
@@ -457,11 +464,12 @@ def _best_question(
             f"labels): label {'them' if len(bare) > 1 else 'it'} first",
             None,
         )
-    answer += _more_text(m, cap, point=True)
     tied = next((str(noise[k]) for k in touching if noise[k]), "") if noise is not None else ""
-    return Question(
-        title, False, answer + (f" ({tied})" if tied else ""), float(m), noise=bool(tied)
-    )
+    if untold:  # under one standard error (bacon estimate's plan line): no count
+        answer += f"; {untold}"
+    else:
+        answer += f"{UNTOLD} ({tied})" if tied else _more_text(m, cap, point=True)
+    return Question(title, False, answer, float(m), noise=bool(untold or tied))
 
 
 def goal_question(
