@@ -36,7 +36,7 @@ def test_the_scale_note_prints_no_negative_zero():
     y = np.array([-15.0, -3.0, -0.0, -0.0, -1.0])
     pool = SimpleNamespace(
         outcome=SimpleNamespace(kind="continuous"), n_labeled=5, y=y,
-        labeled=np.ones(5, bool),
+        labeled=np.ones(5, bool), label_name="mqm",
     )  # fmt: skip
     cal = SimpleNamespace(pool_=pool, bounds_=np.array([-np.inf, np.inf]))
     past = SimpleNamespace(ci_low=np.array([-4.0]), ci_high=np.array([2.0]))
