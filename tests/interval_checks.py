@@ -108,22 +108,12 @@ def width_check(
 
 
 def assert_two_sided(
-    estimates,
-    low,
-    high,
-    truth,
-    alpha: float,
-    *,
-    simultaneous: bool = False,
-    what: str = "",
-    band: tuple[float, float] = RATIO_BAND,
-    df=None,
-    bias_z: float = 3.29,
+    estimates, low, high, truth, alpha: float, *, what: str = "", band=RATIO_BAND, bias_z=3.29, **kw
 ) -> WidthCheck:
     """Assert the intervals pass :func:`width_check` (the ratio within ``band``, the bias
     within ``bias_z``), and that they fail it when widened 1.5 times and when narrowed to
-    0.6 (so the check can fail both ways here)."""
-    kw = {"simultaneous": simultaneous, "df": df}
+    0.6 (so the check can fail both ways here). ``kw``: ``simultaneous`` and ``df`` of
+    :func:`width_check`."""
     check = width_check(estimates, low, high, truth, alpha, **kw)
     assert not check.failures(band, bias_z), f"{what}: {check.failures(band, bias_z)}"
     for scale, word in ((WIDENED, "too wide"), (NARROWED, "too narrow")):
