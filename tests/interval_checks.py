@@ -4,7 +4,7 @@ A coverage study tells a 90% interval from a 95% one only with hundreds of repli
 (``make validate``, ``@pytest.mark.slow``). The width of the intervals against the spread
 of their estimates needs far fewer: with ``R`` replications the ratio
 
-    mean half-width / (c * sd of the estimates over the replications)
+    mean half-width / (c * sd of the estimates' errors over the replications)
 
 has a relative standard error of about ``1 / sqrt(2 R)`` (0.07 at 100), where ``c`` is the
 normal critical value of the interval (for simultaneous intervals, the ``1 - alpha``
@@ -83,11 +83,12 @@ def width_check(
     scale: float = 1.0,
     df=None,
 ) -> WidthCheck:
-    """The check of ``R`` replications' intervals (arrays ``(R,)`` or ``(R, K)``), with
-    the half-widths scaled by ``scale`` about the estimates (1: as given), and ``df`` the
-    degrees of freedom of a t interval (:func:`critical_value`; its columns' mean over the
-    replications where they vary: the ratio then checks the standard error, the t's
-    critical value being that of its textbook distribution).
+    """The check of ``R`` replications' intervals (arrays ``(R,)`` or ``(R, K)``) of
+    ``truth`` (fixed: a number or ``K``; or each replication's, ``(R, K)``: the spread
+    is then the errors'), with the half-widths scaled by ``scale`` about the estimates (1:
+    as given), and ``df`` the degrees of freedom of a t interval (:func:`critical_value`;
+    its columns' mean over the replications where they vary: the ratio then checks the
+    standard error, the t's critical value being that of its textbook distribution).
 
     ``ratio`` is the mean over the ``K`` columns of each column's mean half-width over
     ``c`` times its estimates' sd; ``bias_z`` the largest of the columns' standardised
@@ -97,11 +98,12 @@ def width_check(
     lo = np.asarray(low, dtype=float).reshape(est.shape)
     hi = np.asarray(high, dtype=float).reshape(est.shape)
     half = scale * (hi - lo) / 2
-    sd = est.std(axis=0, ddof=1)
-    crit = critical_value(est, alpha, simultaneous, df)
+    err = est - np.broadcast_to(np.asarray(truth, dtype=float).reshape(-1, est.shape[1]), est.shape)
+    sd = err.std(axis=0, ddof=1)
+    crit = critical_value(err, alpha, simultaneous, df)
     ratio = float(np.mean(half.mean(axis=0) / (crit * sd)))
     reps = est.shape[0]
-    z = (est.mean(axis=0) - np.broadcast_to(truth, est.shape[1])) / (sd / np.sqrt(reps))
+    z = err.mean(axis=0) / (sd / np.sqrt(reps))
     worst = z[np.argmax(np.abs(z))]
     bonferroni = stats.norm.isf(0.0005 / est.shape[1]) / stats.norm.isf(0.0005)
     return WidthCheck(ratio, float(worst / bonferroni), reps)
