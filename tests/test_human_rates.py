@@ -11,6 +11,7 @@ from scipy import stats
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes import estimate as est
 from bacon_bayes.errors import ValidationError
+from tests.interval_checks import assert_two_sided
 
 #: Per judge, the log-odds of a right verdict on a negative and on a positive item; the
 #: last judge rarely calls a negative positive (a rare cell: ~7 false positives per pool).
@@ -75,12 +76,14 @@ def _binary_rates(pools: int, level: float = 0.9, weighted: bool = False):
     return tuple(np.array(v) for v in (est_, low, high, truth))
 
 
-#: uniform label draws in ``make validate`` only: the weighted draws (labels 3.5 times
-#: likelier where the judges disagree) run the same ratio intervals with unequal weights,
-#: and test_accuracy_per_level_covers_both_ways runs them on uniform draws
+#: ``make validate`` only (uniform, and the weighted draws: labels 3.5 times likelier where
+#: the judges disagree); ``make test`` runs the fast check below on 60 weighted pools
 @pytest.fixture(
     scope="module",
-    params=[pytest.param(False, marks=pytest.mark.slow), True],
+    params=[
+        pytest.param(False, marks=pytest.mark.slow),
+        pytest.param(True, marks=pytest.mark.slow),
+    ],
     ids=["uniform", "weighted"],
 )
 def binary_rates(request):
@@ -109,6 +112,13 @@ def test_rates_against_people_are_unbiased(binary_rates):
     err = estimate - truth
     se = err.std(axis=0, ddof=1) / np.sqrt(err.shape[0])
     assert np.all(np.abs(err.mean(axis=0)) <= 3.5 * se + 0.003), (err.mean(axis=0), se)
+
+
+def test_rates_against_people_are_neither_too_wide_nor_too_narrow():
+    """The fast check of the two studies above (tests/interval_checks.py): 60 weighted
+    pools' 8 rates against the pools' own confusion rates."""
+    estimate, low, high, truth = _binary_rates(60, weighted=True)
+    assert_two_sided(estimate, low, high, truth, 0.1, what="rates against people")
 
 
 def test_table_marks_judge_types_and_accuracy_for_more_levels():
