@@ -98,7 +98,10 @@ def width_check(
     lo = np.asarray(low, dtype=float).reshape(est.shape)
     hi = np.asarray(high, dtype=float).reshape(est.shape)
     half = scale * (hi - lo) / 2
-    err = est - np.broadcast_to(np.asarray(truth, dtype=float).reshape(-1, est.shape[1]), est.shape)
+    target = np.asarray(truth, dtype=float)
+    if target.size == est.size:  # each replication's truth
+        target = target.reshape(est.shape)
+    err = est - np.broadcast_to(target, est.shape)
     sd = err.std(axis=0, ddof=1)
     crit = critical_value(err, alpha, simultaneous, df)
     ratio = float(np.mean(half.mean(axis=0) / (crit * sd)))
