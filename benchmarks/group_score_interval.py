@@ -36,17 +36,14 @@ WMT22 = Path("wmt22_zhen_mqm/wmt22_zhen_mqm_metrics.csv.gz")
 TRIVIAQA = Path("judging_the_judges_triviaqa/TriviaQA_Judges_w_HumanJudgement_V2.csv.gz")
 
 
-def coverage(
-    y: np.ndarray, groups: np.ndarray, labels: int, reps: int, seed: int = 5
-) -> tuple[float, float, float]:
-    """Simultaneous 95% coverage of every group's true mean over ``reps`` uniform draws of
-    ``labels`` labels: the score interval's, the symmetric t's, and the score
-    interval's mean width over the symmetric one's."""
+def score_tables(y: np.ndarray, groups: np.ndarray, labels: int, reps: int, seed: int = 5):
+    """``reps`` uniform draws of ``labels`` labels (each group at least 2): each draw's
+    classical table (the score interval), the AEE table of a constant surrogate (the
+    symmetric t, the same estimates) and the groups' true means."""
     names, codes = group_codes(groups)  # the estimators' (natural) order of the groups
     truth = np.bincount(codes, weights=y) / np.bincount(codes)
     rng = np.random.default_rng(seed)
-    score = sym = done = 0
-    width = 0.0
+    done = 0
     while done < reps:
         lab = rng.choice(y.size, labels, replace=False)
         if np.bincount(codes[lab], minlength=names.size).min() < 2:
@@ -58,10 +55,22 @@ def coverage(
         s = est.aee_group_means(yy, np.ones(y.size), groups, pi=pi, power_tuning=False)
         assert t.details["interval"] in ("score t", TWO_VALUED) and list(t.names) == list(names)
         np.testing.assert_allclose(s.estimate, t.estimate, rtol=1e-12)
+        yield t, s, truth
+        done += 1
+
+
+def coverage(
+    y: np.ndarray, groups: np.ndarray, labels: int, reps: int, seed: int = 5
+) -> tuple[float, float, float]:
+    """Simultaneous 95% coverage of every group's true mean over ``reps`` uniform draws of
+    ``labels`` labels: the score interval's, the symmetric t's, and the score
+    interval's mean width over the symmetric one's."""
+    score = sym = 0
+    width = 0.0
+    for t, s, truth in score_tables(y, groups, labels, reps, seed):
         score += bool(np.all((t.ci_low <= truth) & (truth <= t.ci_high)))
         sym += bool(np.all((s.ci_low <= truth) & (truth <= s.ci_high)))
         width += float(np.mean(t.ci_high - t.ci_low) / np.mean(s.ci_high - s.ci_low))
-        done += 1
     return score / reps, sym / reps, width / reps
 
 

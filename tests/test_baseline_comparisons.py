@@ -18,6 +18,7 @@ from bacon_bayes.estimate.differences import RESAMPLED, T_BASIS, T_DF_BASIS
 from bacon_bayes.estimate.shrink import shrunk_group_means
 from bacon_bayes.results import EstimateTable
 from bacon_bayes.simulation.montecarlo import coverage_band
+from tests.interval_checks import assert_two_sided
 from tests.test_anytime import _kw as anytime_kw
 from tests.test_anytime import _pool as anytime_pool
 from tests.test_bradley_terry import _frame as pairs_frame
@@ -68,33 +69,55 @@ def _assert_pointwise_rows_are_all_pairs(table: EstimateTable, baseline: str) ->
     np.testing.assert_allclose(base.ci_high, high, rtol=1e-10, equal_nan=True)
 
 
-def test_joint_coverage_of_the_baseline_differences_is_in_the_band() -> None:
-    """600 draws of 30 labels per system, the default (bootstrap) branch: the 7 differences
-    from S1 cover jointly inside the 99% binomial band of 0.95 (0.925-0.972). The test
-    fails both ways: all pairs' critical value on the same rows (joint over 28) covers
-    above the band, each row's pointwise interval below it."""
+def _baseline_draws(reps: int):
+    """``reps`` draws of 30 labels per system, the default (bootstrap) branch: each draw's
+    differences from S1 (Dunnett's), all pairs' table and the pointwise differences from
+    S1, with the true differences from S1."""
     names, g, y, f = _world()
     truth = np.bincount(g, weights=y) / PER
     want = np.array([truth[k] - truth[1] for k in range(M) if k != 1])
     rng = np.random.default_rng(7)
-    reps = 600
-    dunnett = all_pairs = pointwise = 0
     for _ in range(reps):
         table = est.aee_group_means(_draw(rng, g, y), f, names)
         base = est.compare(table, baseline="S1")
         assert base.details["critical_basis"] == RESAMPLED
+        alone = est.compare(table, simultaneous="none", baseline="S1")
+        yield base, est.compare(table), alone, want
+
+
+@pytest.mark.slow
+def test_joint_coverage_of_the_baseline_differences_is_in_the_band() -> None:
+    """600 draws of ``_baseline_draws``: the 7 differences from S1 cover jointly inside the
+    99% binomial band of 0.95 (0.925-0.972). The test fails both ways: all pairs' critical
+    value on the same rows (joint over 28) covers above the band, each row's pointwise
+    interval below it."""
+    reps = 600
+    dunnett = all_pairs = pointwise = 0
+    for base, every, alone, want in _baseline_draws(reps):
         dunnett += bool(np.all((base.ci_low <= want) & (want <= base.ci_high)))
-        every = est.compare(table)
         rows, _ = _rows_of_all_pairs(base, every)
         assert np.all(base.critical_value < every.critical_value[rows])
         wide = every.critical_value[rows] * base.se  # all pairs' critical value, these rows
         all_pairs += bool(np.all(np.abs(base.estimate - want) <= wide))
-        alone = est.compare(table, simultaneous="none", baseline="S1")
         pointwise += bool(np.all((alone.ci_low <= want) & (want <= alone.ci_high)))
     low, high = coverage_band(reps, 0.95, conf=0.99)
     assert low <= dunnett / reps <= high, (dunnett / reps, low, high)
     assert all_pairs / reps > high, all_pairs / reps  # too wide for this family
     assert pointwise / reps < low, pointwise / reps  # too narrow jointly
+
+
+def test_baseline_differences_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above (``make validate``): 80 draws, Dunnett's joint
+    intervals and each row's pointwise one (tests/interval_checks.py)."""
+    got = list(_baseline_draws(80))
+    want = got[0][3]
+    for k, simultaneous in ((0, True), (2, False)):
+        est_, lo, hi = (
+            np.array([getattr(r[k], a) for r in got]) for a in ("estimate", "ci_low", "ci_high")
+        )
+        assert_two_sided(
+            est_, lo, hi, want, 0.05, simultaneous=simultaneous, what=f"{simultaneous}"
+        )
 
 
 @pytest.mark.parametrize("interval", ["t", "bootstrap"])

@@ -20,6 +20,7 @@ from bacon_bayes.estimate.bt_ranks import rank_sets, set_aside, tiers
 from bacon_bayes.estimate.groups import compare, rank_intervals
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.report.pairwise import win_matrix
+from tests.interval_checks import assert_two_sided, width_check
 
 M = 8
 STRENGTH = np.linspace(-1.0, 1.0, M)
@@ -55,13 +56,19 @@ def _band(p: float, n: int, level: float = 0.999) -> tuple[float, float]:
 
 @pytest.fixture(scope="module")
 def draws() -> dict[str, np.ndarray]:
-    """300 simulated pools, 300 labels each: estimates, standard errors, intervals and
+    """300 simulated pools (``make validate``)."""
+    return _draws(300)
+
+
+def _draws(reps: int) -> dict[str, np.ndarray]:
+    """``reps`` simulated pools, 300 labels each: estimates, standard errors, intervals and
     the finite-pool target (the BT fit on all rows with their human labels)."""
     rng = np.random.default_rng(44)
     out: dict[str, list] = {k: [] for k in ("full", "est", "se", "lo", "hi", "c_est", "c_lo")}
     out.update(c_hi=[], c_se=[], width=[], c_width=[], p_lo=[], p_hi=[], win=[])
+    out.update(p_est=[], w_est=[], w_lo=[], w_hi=[], w_pool=[])
     crit_sim = None
-    for r in range(300):
+    for r in range(reps):
         d = simulate(rng)
         full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
         y = _masked(d["y"], 300, rng)
@@ -82,6 +89,10 @@ def draws() -> dict[str, np.ndarray]:
         )
         out["p_lo"].append(pop.ci_low)
         out["p_hi"].append(pop.ci_high)
+        out["p_est"].append(pop.estimate)
+        out["w_pool"].append(pool_win)
+        for k, attr in (("w_est", "estimate"), ("w_lo", "ci_low"), ("w_hi", "ci_high")):
+            out[k].append([getattr(w, attr) for w in wins])
         for k, v in (("full", full), ("est", t.estimate), ("se", t.se), ("lo", t.ci_low),
                      ("hi", t.ci_high), ("c_est", c.estimate), ("c_se", c.se),
                      ("c_lo", c.ci_low), ("c_hi", c.ci_high)):  # fmt: skip
@@ -93,6 +104,7 @@ def draws() -> dict[str, np.ndarray]:
     return arrays
 
 
+@pytest.mark.slow
 def test_unbiased_for_the_pool_fit(draws: dict[str, np.ndarray]) -> None:
     """Bias against the pool fit, in standard deviations of the error: a maximum-
     likelihood fit on 300 labels spreads the strengths a little (about 0.19 sd for the
@@ -105,6 +117,7 @@ def test_unbiased_for_the_pool_fit(draws: dict[str, np.ndarray]) -> None:
     assert (bias[""] < bias["c_"] + 0.1).all(), bias
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["aee", "labels"])
 def test_coverage_both_ways(draws: dict[str, np.ndarray], which: str) -> None:
     p = "" if which == "aee" else "c_"
@@ -119,6 +132,7 @@ def test_coverage_both_ways(draws: dict[str, np.ndarray], which: str) -> None:
     assert (ratio > 0.85).all() and (ratio < 1.15).all(), ratio
 
 
+@pytest.mark.slow
 def test_win_probability_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
     """``win_probability``'s interval covers the pool's P(i+1 beats i) at 95%: not less
     and not more (2,100 pair-draws, adjacent pairs, the band at 0.999)."""
@@ -127,6 +141,7 @@ def test_win_probability_coverage_both_ways(draws: dict[str, np.ndarray]) -> Non
     assert lo <= covered.mean() <= hi, covered.mean(axis=0)
 
 
+@pytest.mark.slow
 def test_simultaneous_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
     crit = float(draws["crit_sim"])
     assert crit > stats.norm.isf(0.025) + 0.3
@@ -138,6 +153,7 @@ def test_simultaneous_coverage_both_ways(draws: dict[str, np.ndarray]) -> None:
     assert (t <= stats.norm.isf(0.025)).all(axis=1).mean() < 0.85
 
 
+@pytest.mark.slow
 def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
     """``target="population"``: the superpopulation strengths (the fit on 400,000
     simulated comparisons stands in for them; the pool intervals cover them only ~0.91)."""
@@ -148,14 +164,31 @@ def test_population_coverage(draws: dict[str, np.ndarray]) -> None:
     assert lo <= covered.mean() <= hi, covered.mean(0)
 
 
-def test_rarely_compared_model_coverage_both_ways() -> None:
-    """A model in one of 8 of its comparisons' usual share gets about 8 of the 200 labeled
-    comparisons: the plain sandwich covered it 0.88 (AEE, 291 draws); scaled by the
-    t variance ``nu / (nu - 2)`` on its effective number of labeled comparisons
-    (``details["effective_df"]``) it covers at 95%, not more."""
+def test_strength_intervals_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the studies above (``make validate``: 300 pools) on 80 pools
+    (tests/interval_checks.py): the AEE's and the labels' strengths against the pool fit,
+    their max-|t| intervals, the win probabilities of adjacent models and the population
+    target's strengths (against the fit on 400,000 comparisons); and the AEE narrower."""
+    d = _draws(80)
+    for p in ("", "c_"):
+        est, lo, hi = d[f"{p}est"], d[f"{p}lo"], d[f"{p}hi"]
+        assert_two_sided(est, lo, hi, d["full"], 0.05, what=f"{p}strengths")
+    half = float(d["crit_sim"]) * d["se"]
+    kw = {"simultaneous": True, "what": "max-|t|"}
+    assert_two_sided(d["est"], d["est"] - half, d["est"] + half, d["full"], 0.05, **kw)
+    assert_two_sided(d["w_est"], d["w_lo"], d["w_hi"], d["w_pool"], 0.05, what="win")
+    big = simulate(np.random.default_rng(440), 400_000)
+    truth = bradley_terry_fit(big["a"], big["b"], big["y"], M)
+    assert_two_sided(d["p_est"], d["p_lo"], d["p_hi"], truth, 0.05, what="population")
+    assert d["width"].mean() / d["c_width"].mean() < 0.9
+
+
+def _rare_runs(reps: int):
+    """``reps`` draws where model0 is in one of 8 of its comparisons' usual share (about 8
+    of the 200 labeled comparisons): the AEE's and the labels' tables and the pool fit,
+    leaving out a draw where model0 won or lost all its labeled comparisons (no interval)."""
     rng = np.random.default_rng(0)
-    covered, covered_c, df = [], [], []
-    for _ in range(300):
+    for _ in range(reps):
         d = simulate(rng, 3000)
         rare = ((d["a"] == 0) | (d["b"] == 0)) & (rng.random(d["a"].size) > 0.12)
         d = {k: v[~rare] for k, v in d.items()}
@@ -163,8 +196,17 @@ def test_rarely_compared_model_coverage_both_ways() -> None:
         y = _masked(d["y"], 200, rng)
         t = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, n_models=M)
         c = bradley_terry(d["a"], d["b"], y, None, n_models=M)
-        if not (np.isfinite(t.se).all() and np.isfinite(c.se).all()):
-            continue  # model0 won or lost all its labeled comparisons: no interval
+        if np.isfinite(t.se).all() and np.isfinite(c.se).all():
+            yield t, c, full
+
+
+@pytest.mark.slow
+def test_rarely_compared_model_coverage_both_ways() -> None:
+    """``_rare_runs``: the plain sandwich covered model0 0.88 (AEE, 291 draws); scaled by
+    the t variance ``nu / (nu - 2)`` on its effective number of labeled comparisons
+    (``details["effective_df"]``) it covers at 95%, not more."""
+    covered, covered_c, df = [], [], []
+    for t, c, full in _rare_runs(300):
         covered.append((t.ci_low <= full) & (full <= t.ci_high))
         covered_c.append((c.ci_low <= full) & (full <= c.ci_high))
         df.append(t.details["effective_df"])
@@ -175,6 +217,19 @@ def test_rarely_compared_model_coverage_both_ways() -> None:
     for cov in (covered, covered_c):
         lo, hi = _band(0.95, cov.size)
         assert lo <= cov.mean() <= hi, cov.mean(axis=0)
+
+
+def test_rarely_compared_model_intervals_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above on 80 draws: model0's interval alone, and every
+    model's, of the AEE and of the labels."""
+    runs = list(_rare_runs(80))
+    full = np.array([r[2] for r in runs])
+    for k, what in ((0, "aee"), (1, "labels")):
+        est, lo, hi = (
+            np.array([getattr(r[k], a) for r in runs]) for a in ("estimate", "ci_low", "ci_high")
+        )
+        assert_two_sided(est[:, 0], lo[:, 0], hi[:, 0], full[:, 0], 0.05, what=f"{what} model0")
+        assert_two_sided(est, lo, hi, full, 0.05, what=what)
 
 
 def _prompt_draw(
@@ -206,19 +261,28 @@ def _prompt_draw(
     return a, b, _masked(y, n_lab, rng), j_a + 0.5 * (1.0 - j_a - j_b), prompt
 
 
+def _prompt_runs(reps: int):
+    """``reps`` draws of ``_prompt_draw``: the population table clustered by prompt, the
+    one that treats the comparisons as independent, and the draw."""
+    theta = np.array([-0.8, -0.3, 0.0, 0.4, 0.7])
+    rng = np.random.default_rng(0)
+    for _ in range(reps):
+        a, b, y, f, prompt = _prompt_draw(rng, theta)
+        t = bradley_terry(a, b, y, f, n_models=5, target="population", prompts=prompt)
+        plain = bradley_terry(a, b, y, f, n_models=5, target="population")
+        yield t, plain, (a, b, y, f, prompt), theta
+
+
+@pytest.mark.slow
 def test_prompt_clustered_population_coverage_both_ways() -> None:
     """Comparisons sharing a prompt (``_prompt_draw``): the population intervals
     clustered by prompt cover the strengths at 95% (1,500 model-draws, the 99% band of
     their Monte Carlo error; the 5 strengths of a draw were checked to be nearly
     independent); treating the comparisons as independent covers about 0.87, twice the
     clustered width about 1.0: both outside the band."""
-    theta = np.array([-0.8, -0.3, 0.0, 0.4, 0.7])
-    rng = np.random.default_rng(0)
     clustered, independent, double = [], [], []
-    for _ in range(300):
-        a, b, y, f, prompt = _prompt_draw(rng, theta)
-        t = bradley_terry(a, b, y, f, n_models=5, target="population", prompts=prompt)
-        plain = bradley_terry(a, b, y, f, n_models=5, target="population")
+    runs = list(_prompt_runs(300))
+    for t, plain, _, theta in runs:
         clustered.append((t.ci_low <= theta) & (theta <= t.ci_high))
         independent.append((plain.ci_low <= theta) & (theta <= plain.ci_high))
         double.append(np.abs(t.estimate - theta) <= 2.0 * (t.ci_high - t.estimate))
@@ -228,28 +292,59 @@ def test_prompt_clustered_population_coverage_both_ways() -> None:
     assert lo <= np.mean(clustered) <= hi, np.mean(clustered, axis=0)
     assert np.mean(independent) < lo, np.mean(independent)
     assert np.mean(double) > hi, np.mean(double)
+    a, b, y, f, prompt = runs[-1][2]
     pool = bradley_terry(a, b, y, f, n_models=5, prompts=prompt)  # labels drawn one by one
     assert "clustered_by" not in pool.details and "pool target" in pool.details["clustering"]
     np.testing.assert_allclose(pool.cov, bradley_terry(a, b, y, f, n_models=5).cov)
 
 
-def test_unequal_probabilities_coverage() -> None:
+def test_prompt_clustered_population_intervals_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above on 80 draws: the clustered intervals pass, the
+    ones that treat the comparisons as independent are too narrow."""
+    runs = list(_prompt_runs(80))
+    theta = runs[0][3]
+    for k, word in ((0, None), (1, "too narrow")):
+        est, lo, hi = (
+            np.array([getattr(r[k], a) for r in runs]) for a in ("estimate", "ci_low", "ci_high")
+        )
+        if word is None:
+            assert_two_sided(est, lo, hi, theta, 0.05, what="clustered")
+        else:
+            assert word in str(width_check(est, lo, hi, theta, 0.05).failures())
+
+
+def _unequal_runs(reps: int):
     """Poisson sampling with probabilities by model and by a judge's verdict (``pi``
-    given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``)."""
+    given: Horvitz-Thompson weights, variance ``(1 - pi) / pi^2``): ``reps`` tables, each
+    with its pool fit."""
     rng = np.random.default_rng(8)
-    covered = []
-    for _ in range(200):
+    for _ in range(reps):
         d = simulate(rng)
         full = bradley_terry_fit(d["a"], d["b"], d["y"], M)
         pi = np.where((d["a"] < 2) | (d["b"] < 2), 0.3, 0.1)
         pi = pi * np.where(d["judges"][:, 0] == 1, 1.5, 1.0)
         y = np.where(rng.random(pi.size) < pi, d["y"], np.nan)
-        t = bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, pi, n_models=M)
-        covered.append((t.ci_low <= full) & (full <= t.ci_high))
+        yield bradley_terry(d["a"], d["b"], y, d["judges"] / 2.0, pi, n_models=M), full
+
+
+@pytest.mark.slow
+def test_unequal_probabilities_coverage() -> None:
+    """``_unequal_runs``: 200 draws cover in the band."""
+    covered = [(t.ci_low <= full) & (full <= t.ci_high) for t, full in _unequal_runs(200)]
     lo, hi = _band(0.95, np.size(covered))
     assert lo <= np.mean(covered) <= hi, np.mean(covered, axis=0)
 
 
+def test_unequal_probabilities_intervals_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above on 80 draws."""
+    runs = list(_unequal_runs(80))
+    est, lo, hi = (
+        np.array([getattr(t, a) for t, _ in runs]) for a in ("estimate", "ci_low", "ci_high")
+    )
+    assert_two_sided(est, lo, hi, np.array([full for _, full in runs]), 0.05, what="unequal pi")
+
+
+@pytest.mark.slow
 def test_aee_narrower_than_labels(draws: dict[str, np.ndarray]) -> None:
     ratio = draws["width"].mean() / draws["c_width"].mean()
     assert ratio < 0.9, ratio

@@ -24,9 +24,12 @@ from bacon_bayes.sampling.paired import (
     prompt_sd,
 )
 from bacon_bayes.simulation.montecarlo import coverage_band
+from tests.interval_checks import assert_two_sided, width_check
 
 P, G = 300, 6
 DRAWS = 400
+#: the draws of the fast checks (``make test``; the coverage studies of DRAWS: ``make validate``)
+FAST = 80
 
 
 def _world(n_prompts: int = P, seed: int = 1) -> dict[str, np.ndarray]:
@@ -47,22 +50,39 @@ def _truths(w: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return g, d
 
 
-def _coverages(w, draw, truth_g, truth_d, truth_m, target="pool", item_level=False):
-    """Pointwise coverage of the differences, simultaneous coverage of the differences,
-    coverage of the mean, over DRAWS label draws."""
-    diff, simult, mean = [], [], []
-    for t in range(DRAWS):
+def _draws(w, draw, reps=DRAWS, target="pool", item_level=False) -> dict[str, np.ndarray]:
+    """The intervals of ``reps`` label draws: ``diff`` the pairwise differences' pointwise
+    ones, ``simult`` their simultaneous ones, ``mean`` the pool mean's; each an array of
+    (estimate, low, high) over the draws."""
+    out: dict[str, list] = {"diff": [], "simult": [], "mean": []}
+    for t in range(reps):
         selected, inc = draw(t)
         y = np.where(selected, w["y"], np.nan)
         pi = inc.pi if item_level else inc
         table = aee_group_means(y, w["f"], w["group"], pi=pi, prompts=w["prompt"], target=target)
-        point = compare(table, simultaneous="none")
-        diff.append((point.ci_low <= truth_d) & (truth_d <= point.ci_high))
-        sim = compare(table)
-        simult.append(np.all((sim.ci_low <= truth_d) & (truth_d <= sim.ci_high)))
+        for key, res in (("diff", compare(table, simultaneous="none")), ("simult", compare(table))):
+            out[key].append((res.estimate, res.ci_low, res.ci_high))
         m = aee_mean(y, w["f"], pi=pi, prompts=w["prompt"], target=target)
-        mean.append(m.ci_low <= truth_m <= m.ci_high)
+        out["mean"].append((m.estimate, m.ci_low, m.ci_high))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def _coverages(w, draw, truth_g, truth_d, truth_m, target="pool", item_level=False):
+    """Pointwise coverage of the differences, simultaneous coverage of the differences,
+    coverage of the mean, over DRAWS label draws."""
+    got = _draws(w, draw, DRAWS, target, item_level)
+    diff = (got["diff"][:, 1] <= truth_d) & (truth_d <= got["diff"][:, 2])
+    simult = np.all((got["simult"][:, 1] <= truth_d) & (truth_d <= got["simult"][:, 2]), axis=1)
+    mean = (got["mean"][:, 1] <= truth_m) & (truth_m <= got["mean"][:, 2])
     return float(np.mean(diff)), float(np.mean(simult)), float(np.mean(mean))
+
+
+def _two_sided(got: dict[str, np.ndarray], truth_d, truth_m, what: str) -> None:
+    """The fast check (tests/interval_checks.py) of the three intervals of ``_draws``."""
+    for key, truth in (("diff", truth_d), ("simult", truth_d), ("mean", truth_m)):
+        est, lo, hi = got[key][:, 0], got[key][:, 1], got[key][:, 2]
+        simultaneous = key == "simult"
+        assert_two_sided(est, lo, hi, truth, 0.05, simultaneous=simultaneous, what=f"{what} {key}")
 
 
 def _paired_draw(w: dict[str, np.ndarray]):
@@ -83,15 +103,25 @@ def world() -> dict[str, np.ndarray]:
     return _world()
 
 
+@pytest.mark.slow
 def test_inclusion_pairs_match_a_monte_carlo_of_the_waves() -> None:
     """Union and pair probabilities of a Bernoulli wave of items, then a paired-subset wave,
     then a paired wave (each wave's probabilities fixed in advance, as the formulas of
-    bacon_bayes.inclusion assume), against 40,000 simulated draws."""
+    bacon_bayes.inclusion assume), against 40,000 simulated draws (``atol=0.01``: 4.1
+    standard errors)."""
+    _inclusion_pairs(40_000, 0.01)
+
+
+def test_inclusion_pairs_match_a_short_monte_carlo_of_the_waves() -> None:
+    """The same against 4,000 draws (``make test``): 4.1 standard errors are 0.032."""
+    _inclusion_pairs(4_000, 0.032)
+
+
+def _inclusion_pairs(reps: int, atol: float) -> None:
     prompts = np.repeat(np.arange(30), 4)
     n = prompts.size
     hits = np.zeros(n)
     pair_hits = np.zeros(2)
-    reps = 40_000
     rng = np.random.default_rng(5)
     for _ in range(reps):
         s = int(rng.integers(1 << 31))
@@ -102,13 +132,14 @@ def test_inclusion_pairs_match_a_monte_carlo_of_the_waves() -> None:
         hits += lab
         pair_hits += [lab[0] & lab[1], lab[0] & lab[4]]
     inc = design_inclusion([w1, w2, w3])
-    assert np.allclose(inc.pi, hits / reps, atol=0.01)
+    assert np.allclose(inc.pi, hits / reps, atol=atol)
     same, other = inc.joint(np.array([0]), np.array([1]))[0], inc.pi[0] * inc.pi[4]
-    assert pair_hits[0] / reps == pytest.approx(same, abs=0.01)
-    assert pair_hits[1] / reps == pytest.approx(other, abs=0.01)
+    assert pair_hits[0] / reps == pytest.approx(same, abs=atol)
+    assert pair_hits[1] / reps == pytest.approx(other, abs=atol)
     assert same > inc.pi[0] * inc.pi[1] + 0.02  # pairing: items of a prompt come together
 
 
+@pytest.mark.slow
 def test_paired_design_intervals_cover_in_band(world) -> None:
     truth_g, truth_d = _truths(world)
     draw = _paired_draw(world)
@@ -118,6 +149,24 @@ def test_paired_design_intervals_cover_in_band(world) -> None:
     assert _in_band(mean, DRAWS), mean
 
 
+def test_paired_design_intervals_are_neither_too_wide_nor_too_narrow(world) -> None:
+    """The fast check of the study above (FAST draws; tests/interval_checks.py)."""
+    truth_d = _truths(world)[1]
+    _two_sided(_draws(world, _paired_draw(world), FAST), truth_d, world["y"].mean(), "paired")
+
+
+def test_the_fast_check_fails_when_the_pairing_is_ignored(world) -> None:
+    """The fast check on the draws below: the differences' intervals too wide, the
+    mean's too narrow."""
+    truth_d = _truths(world)[1]
+    got = _draws(world, _paired_draw(world), FAST, item_level=True)
+    for key, word in (("diff", "too wide"), ("mean", "too narrow")):
+        est, lo, hi = got[key][:, 0], got[key][:, 1], got[key][:, 2]
+        truth = truth_d if key == "diff" else world["y"].mean()
+        assert word in str(width_check(est, lo, hi, truth, 0.05).failures()), key
+
+
+@pytest.mark.slow
 def test_ignoring_the_pairing_gives_wrong_intervals(world) -> None:
     """The same paired draws with item-level probabilities (the pairing ignored): the
     differences' intervals are too wide and the mean's too narrow; the coverage check
@@ -129,10 +178,9 @@ def test_ignoring_the_pairing_gives_wrong_intervals(world) -> None:
     assert diff > hi and mean < lo, (diff, mean)
 
 
-def test_mixed_waves_and_adaptive_prompts_cover_in_band(world) -> None:
+def _mixed_and_adaptive(world):
     """A uniform pilot then a paired wave; and a paired pilot then prompts drawn by the
     predicted sd (a fixed, informative sd: the surrogate's error grows with |x|)."""
-    truth_g, truth_d = _truths(world)
     n = world["y"].size
 
     def mixed(t: int):
@@ -149,21 +197,35 @@ def test_mixed_waves_and_adaptive_prompts_cover_in_band(world) -> None:
         )
         return w1.selected | w2.selected, design_inclusion([w1, w2])
 
-    for draw in (mixed, adaptive):
+    return mixed, adaptive
+
+
+@pytest.mark.slow
+def test_mixed_waves_and_adaptive_prompts_cover_in_band(world) -> None:
+    """The draws of ``_mixed_and_adaptive``, DRAWS of each."""
+    truth_g, truth_d = _truths(world)
+    for draw in _mixed_and_adaptive(world):
         diff, simult, mean = _coverages(world, draw, truth_g, truth_d, world["y"].mean())
         assert abs(diff - 0.95) < 0.015, (draw.__name__, diff)
         assert _in_band(simult, DRAWS), (draw.__name__, simult)
         assert _in_band(mean, DRAWS), (draw.__name__, mean)
 
 
-def test_population_target_covers_the_population_means() -> None:
-    """Pools of 150 prompts drawn from 3,000; truth: the population's group means."""
+def test_mixed_waves_and_adaptive_prompts_are_neither_too_wide_nor_too_narrow(world) -> None:
+    """The fast check of the study above (FAST draws of each; tests/interval_checks.py)."""
+    truth_d = _truths(world)[1]
+    for draw in _mixed_and_adaptive(world):
+        _two_sided(_draws(world, draw, FAST), truth_d, world["y"].mean(), draw.__name__)
+
+
+def _population_draws(reps: int) -> tuple[dict[str, np.ndarray], np.ndarray, float]:
+    """Pools of 150 prompts drawn from 3,000, a paired draw of 25 in each: the intervals
+    of ``_draws`` for the population target, and the population's differences and mean."""
     population = _world(3000, seed=2)
     truth_d = _truths(population)[1]
-    truth_m = population["y"].mean()
     rng = np.random.default_rng(3)
-    diff, simult, mean = [], [], []
-    for t in range(DRAWS):
+    out: dict[str, list] = {"diff": [], "simult": [], "mean": []}
+    for t in range(reps):
         keep = np.isin(population["prompt"], rng.choice(3000, 150, replace=False))
         w = {k: v[keep] for k, v in population.items()}
         d = paired(w["prompt"], 25, seed=t)
@@ -171,16 +233,29 @@ def test_population_target_covers_the_population_means() -> None:
         inc = design_inclusion([d])
         kw = {"pi": inc, "prompts": w["prompt"], "target": "population"}
         table = aee_group_means(y, w["f"], w["group"], **kw)
-        point = compare(table, simultaneous="none")
-        diff.append((point.ci_low <= truth_d) & (truth_d <= point.ci_high))
-        sim = compare(table)
-        simult.append(np.all((sim.ci_low <= truth_d) & (truth_d <= sim.ci_high)))
+        for key, res in (("diff", compare(table, simultaneous="none")), ("simult", compare(table))):
+            out[key].append((res.estimate, res.ci_low, res.ci_high))
         m = aee_mean(y, w["f"], **kw)
-        mean.append(m.ci_low <= truth_m <= m.ci_high)
+        out["mean"].append((m.estimate, m.ci_low, m.ci_high))
         assert table.details["target"] == "population"
+    return {k: np.array(v) for k, v in out.items()}, truth_d, float(population["y"].mean())
+
+
+@pytest.mark.slow
+def test_population_target_covers_the_population_means() -> None:
+    """Pools of 150 prompts drawn from 3,000; truth: the population's group means."""
+    got, truth_d, truth_m = _population_draws(DRAWS)
+    diff = (got["diff"][:, 1] <= truth_d) & (truth_d <= got["diff"][:, 2])
+    simult = np.all((got["simult"][:, 1] <= truth_d) & (truth_d <= got["simult"][:, 2]), axis=1)
+    mean = (got["mean"][:, 1] <= truth_m) & (truth_m <= got["mean"][:, 2])
     assert abs(np.mean(diff) - 0.95) < 0.015, np.mean(diff)
     assert _in_band(float(np.mean(simult)), DRAWS), np.mean(simult)
     assert _in_band(float(np.mean(mean)), DRAWS), np.mean(mean)
+
+
+def test_population_target_is_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above (FAST pools; tests/interval_checks.py)."""
+    _two_sided(*_population_draws(FAST), "population")
 
 
 def test_folds_split_by_prompt() -> None:

@@ -11,7 +11,8 @@ from bacon_bayes import estimate as est
 from bacon_bayes.demo import load_summeval
 from bacon_bayes.estimate import groups, moderate
 from bacon_bayes.simulation.regimes import Coverage
-from benchmarks.group_score_interval import coverage
+from benchmarks.group_score_interval import coverage, score_tables
+from tests.interval_checks import assert_two_sided
 
 M, PER, LABELS = 12, 100, 120
 
@@ -32,13 +33,14 @@ def _world(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray,
     return y, latent + rng.normal(0, 0.4, M * PER), groups
 
 
-def _coverage(kind: str, reps: int, method: str = "aee", seed: int = 11) -> float:
-    """Share of ``reps`` uniform draws of 120 labels whose 95% simultaneous intervals
-    (max-|t| over the 12 groups) all hold the groups' true means."""
+def _tables(kind: str, reps: int, method: str = "aee", seed: int = 11):
+    """``reps`` uniform draws of 120 labels (each group at least 2): each draw's table of
+    95% simultaneous intervals (max-|t| over the 12 groups) and the groups' true means in
+    its order."""
     rng = np.random.default_rng(seed)
     y, f, groups = _world(kind, rng)
     truth = np.bincount(groups, weights=y) / PER
-    hits = done = 0
+    done = 0
     while done < reps:
         lab = np.zeros(y.size, dtype=bool)
         lab[rng.choice(y.size, LABELS, replace=False)] = True
@@ -50,16 +52,50 @@ def _coverage(kind: str, reps: int, method: str = "aee", seed: int = 11) -> floa
         else:
             t = est.classical_group_means(yy, groups)
         assert t.details["interval"] in ("t", "score t")  # under 10 labels in some group
-        tt = truth[[int(name) for name in t.names]]  # names sort as strings
-        hits += bool(np.all((t.ci_low <= tt) & (tt <= t.ci_high)))
+        yield t, truth[[int(name) for name in t.names]]  # names sort as strings
         done += 1
-    return hits / reps
+
+
+def _coverage(kind: str, reps: int, method: str = "aee", seed: int = 11) -> float:
+    """Share of the ``_tables`` draws whose 12 intervals all hold the true means."""
+    hits = [
+        np.all((t.ci_low <= tt) & (tt <= t.ci_high)) for t, tt in _tables(kind, reps, method, seed)
+    ]
+    return float(np.mean(hits))
+
+
+def _assert_two_sided(kind: str, reps: int, method: str, seed: int = 11) -> None:
+    """The fast check of ``reps`` draws' simultaneous intervals of ``_tables``."""
+    tables, truths = zip(*_tables(kind, reps, method, seed), strict=True)
+    _assert_tables_two_sided(tables, truths, f"{kind} {method}")
+
+
+def _assert_tables_two_sided(tables, truths, what: str, df: bool = True, bias_z=3.29) -> None:
+    """The fast check (tests/interval_checks.py) of simultaneous intervals at 95%: the
+    tables of the replications and their truths (the first's; ``df``: the tables' t)."""
+    est_, lo, hi = (
+        np.array([getattr(t, k) for t in tables]) for k in ("estimate", "ci_low", "ci_high")
+    )
+    dfs = None
+    if df:
+        dfs = np.mean([np.broadcast_to(t.details["df"], len(t.names)) for t in tables], axis=0)
+    kw = {"simultaneous": True, "what": what, "df": dfs, "bias_z": bias_z}
+    assert_two_sided(est_, lo, hi, truths[0], 0.05, **kw)
 
 
 def _band(reps: int) -> tuple[float, float]:
     return Coverage("groups", "groups", "aee", 0.05, reps, 0, 0, 0, 1).band()
 
 
+@pytest.mark.parametrize("kind", ["saturated", "midscale"])
+@pytest.mark.parametrize("method", ["aee", "classical"])
+def test_group_intervals_are_neither_too_wide_nor_too_narrow(kind, method):
+    """The fast check of the two studies below (``make validate``): 80 draws of each
+    world's 12 simultaneous intervals against the spread of their estimates."""
+    _assert_two_sided(kind, 80, method, seed=11 if kind == "saturated" else 3)
+
+
+@pytest.mark.slow
 def test_groups_with_labels_at_the_bound_keep_simultaneous_coverage(monkeypatch):
     """Ten labels of a group mostly at the scale's top: the moderated t holds the
     simultaneous coverage in band; the group's own variance alone falls below it, and so
@@ -77,6 +113,7 @@ def test_groups_with_labels_at_the_bound_keep_simultaneous_coverage(monkeypatch)
     assert _coverage("saturated", 100) < band[0]  # 0.26 (400 draws)
 
 
+@pytest.mark.slow
 def test_summeval_like_groups_cover_in_band_and_a_fixed_prior_worth_is_too_wide(monkeypatch):
     """Mid-scale ordinal-ish labels, about 10 per group: with the prior's worth estimated
     from the groups' scatter the 12 intervals hold jointly at the nominal rate (2,000
@@ -108,10 +145,9 @@ def test_prior_worth_follows_the_groups_scatter():
 #: relevance in ``make validate`` only: the same interval on the same systems, and the one
 #: aspect the symmetric moderated t already covered in band (fluency and consistency,
 #: where it fell below, run in ``make test``)
-@pytest.mark.parametrize(
-    "dim", ["fluency", "consistency", pytest.param("relevance", marks=pytest.mark.slow)]
-)
-def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
+@pytest.mark.slow
+@pytest.mark.parametrize("dim", ["fluency", "consistency", "relevance"])
+def test_summeval_system_means_from_labels_alone_cover_in_band(dim):  # make validate
     """About 10 labels per system piled at the top of the scale: a draw that misses a
     system's few low ratings shows a high mean and a small variance. The score interval
     (the prior's variance taken at the mean tested) holds the 12 intervals jointly in
@@ -127,6 +163,18 @@ def test_summeval_system_means_from_labels_alone_cover_in_band(dim):
     score, _, width = coverage(y, groups, LABELS, 1000)
     assert band[0] <= score <= band[1], f"score interval: {score:.3f} outside {band}"
     assert width < 0.95
+
+
+@pytest.mark.parametrize("dim", ["fluency", "consistency", "relevance"])
+def test_summeval_system_means_from_labels_alone_are_neither_too_wide_nor_too_narrow(dim):
+    """The fast check of the study above: 80 draws of the score intervals."""
+    df = load_summeval()
+    y, groups = df[f"expert_mean_{dim}"].to_numpy(float), df["system"].to_numpy()
+    tables, _, truths = zip(*score_tables(y, groups, LABELS, 80), strict=True)
+    # a system's mean of ten labels piled at the top is skewed (to -4.5 on consistency):
+    # the t of 80 such means' average reaches 4.5 where 400 draws give 1.8, so its bound
+    # is 5 (the sample mean of a uniform draw is unbiased by design)
+    _assert_tables_two_sided(tables, truths, dim, bias_z=5.0)
 
 
 def test_own_variance_counts_as_fewer_labels_when_residuals_are_heavy_tailed():
@@ -175,18 +223,15 @@ def test_score_interval_solves_its_equation_and_leans_away_from_the_bound():
     assert mv.lo < 2.0 and mv.hi > 5.0
 
 
-def _binary_groups(
-    reps: int, per: int, simultaneous: str, seed: int = 5
-) -> tuple[np.ndarray, float, float]:
+def _binary_tables(reps: int, per: int, simultaneous: str, seed: int = 5):
     """8 groups x 400 binary labels (shares 0.5-0.9), a judge wrong on 4% of items, ``per``
-    labels a group (the bootstrap branch from 10): over ``reps`` draws each group's
-    coverage, the joint coverage of the 95% intervals and their largest half-width."""
+    labels a group (the bootstrap branch from 10): ``reps`` draws' tables of 95%
+    intervals, each with the groups' true means."""
     rng = np.random.default_rng(seed)
     g = np.repeat(np.arange(8), 400)
     y = (rng.random(g.size) < np.linspace(0.5, 0.9, 8)[g]).astype(float)
     f = np.where(rng.random(g.size) < 0.04, 1.0 - y, y) * 0.9 + 0.05
     truth = np.bincount(g, weights=y) / 400
-    hits, half = [], 0.0
     for r in range(reps):
         lab = np.zeros(g.size, dtype=bool)
         for h in range(8):
@@ -196,11 +241,35 @@ def _binary_groups(
             n_boot=1000, seed=r,
         )  # fmt: skip
         assert t.details["interval"] == "bootstrap"
+        yield t, truth
+
+
+def _binary_groups(
+    reps: int, per: int, simultaneous: str, seed: int = 5
+) -> tuple[np.ndarray, float, float]:
+    """Over ``reps`` draws of ``_binary_tables`` each group's coverage, the joint coverage
+    of the 95% intervals and their largest half-width."""
+    hits, half = [], 0.0
+    for t, truth in _binary_tables(reps, per, simultaneous, seed):
         hits.append((t.ci_low <= truth) & (truth <= t.ci_high))
         half = max(half, float(np.max(t.ci_high - t.ci_low)) / 2)
     return np.mean(hits, axis=0), float(np.mean(np.all(hits, axis=1))), half
 
 
+@pytest.mark.parametrize(("per", "simultaneous"), [(20, "maxt"), (50, "none")])
+def test_binary_groups_bootstrap_intervals_are_neither_too_wide_nor_too_narrow(per, simultaneous):
+    """The fast check of the two studies below (``make validate``): 60 draws, every
+    half-width finite."""
+    tables, truths = zip(*_binary_tables(60, per, simultaneous), strict=True)
+    assert all(np.all(np.isfinite(t.ci_high - t.ci_low)) for t in tables)
+    est_, lo, hi = (
+        np.array([getattr(t, k) for t in tables]) for k in ("estimate", "ci_low", "ci_high")
+    )
+    kw = {"simultaneous": simultaneous == "maxt", "what": f"{per} a group"}
+    assert_two_sided(est_, lo, hi, truths[0], 0.05, **kw)
+
+
+@pytest.mark.slow
 def test_binary_groups_bootstrap_is_studentised_like_the_interval():
     """The bootstrap branch's interval takes the larger of a group's own and moderated
     variance; its resamples were studentised by their own variance alone, which is near 0
@@ -214,6 +283,7 @@ def test_binary_groups_bootstrap_is_studentised_like_the_interval():
     assert joint >= 0.918, (joint, half)
 
 
+@pytest.mark.slow
 def test_binary_groups_with_rare_judge_errors_cover_each_group():
     """50 labels a group show 0-4 of its judge errors (4%): a group whose labels showed
     none has an own variance near 0, so its interval was short exactly when its estimate
@@ -227,11 +297,11 @@ def test_binary_groups_with_rare_judge_errors_cover_each_group():
     assert cover.min() >= 0.88, cover
 
 
-def _skewed_pairs(reps: int, m: int = 6, per: int = 200, labels: int = 20) -> float:
-    """Joint coverage of the 95% simultaneous differences of ``m`` groups' AEE means from
-    ``labels`` labels a group (the bootstrap branch) over ``reps`` stratified draws: labels
-    with gamma (skewed) noise, a fixed surrogate that sees the label's signal, not its
-    noise."""
+def _skewed_pair_tables(reps: int, m: int = 6, per: int = 200, labels: int = 20):
+    """The 95% simultaneous differences of ``m`` groups' AEE means from ``labels`` labels a
+    group (the bootstrap branch) over ``reps`` stratified draws, each with the true
+    differences: labels with gamma (skewed) noise, a fixed surrogate that sees the label's
+    signal, not its noise."""
     rng = np.random.default_rng(0)
     g = np.repeat(np.arange(m), per)
     x = rng.normal(size=g.size)
@@ -239,18 +309,30 @@ def _skewed_pairs(reps: int, m: int = 6, per: int = 200, labels: int = 20) -> fl
     f = x + 0.3 * rng.normal(size=g.size)
     truth = np.bincount(g, weights=y) / per
     diff = np.array([truth[a] - truth[b] for a in range(m) for b in range(a + 1, m)])
-    hits = []
     for r in range(reps):
         lab = np.zeros(g.size, dtype=bool)
         for h in range(m):
             lab[h * per + rng.choice(per, labels, replace=False)] = True
         t = est.aee_group_means(np.where(lab, y, np.nan), f, g, pi=labels / per, seed=r)
         assert t.details["interval"] == "bootstrap"
-        d = est.compare(t)
-        hits.append(bool(np.all((d.ci_low <= diff) & (diff <= d.ci_high))))
+        yield est.compare(t), diff
+
+
+def _skewed_pairs(reps: int) -> float:
+    """Joint coverage of ``_skewed_pair_tables``' differences."""
+    hits = [
+        np.all((d.ci_low <= diff) & (diff <= d.ci_high)) for d, diff in _skewed_pair_tables(reps)
+    ]
     return float(np.mean(hits))
 
 
+def test_bootstrap_branch_differences_are_neither_too_wide_nor_too_narrow():
+    """The fast check of the study below (``make validate``): 80 draws."""
+    tables, truths = zip(*_skewed_pair_tables(80), strict=True)
+    _assert_tables_two_sided(tables, truths, "bootstrap differences", df=False)
+
+
+@pytest.mark.slow
 def test_bootstrap_branch_differences_are_not_too_wide():
     """The bootstrap branch's differences took Student-t on the pair's fewer labels less
     one, on the groups' variances raised to the moderated ones: jointly 0.992 at nominal
@@ -302,29 +384,44 @@ def test_the_anytime_basis_of_a_bootstrap_pair_is_the_student_t():
     assert np.all(pointwise.critical_value < resampled.critical_value)
 
 
-def test_two_valued_labels_alone_cover_jointly_in_band_groups_and_differences():
-    """The labels alone of 0/1 verdicts (TriviaQA-like: 8 models right 48-85% of the time,
-    160 labels of 3,200): each group's interval is Wilson's and each difference's
-    Newcombe's, both with the max-|t| critical value. The bootstrap branch covered the 8
-    means jointly 0.815 (all-1 draws of the 85% model read a variance near 0) and the 28
-    differences 0.91; now both in the 99% band of 300 draws, which fails too wide too."""
+def _two_valued_tables(reps: int):
+    """TriviaQA-like 0/1 verdicts (8 models right 48-85% of the time, 160 labels of 3,200):
+    ``reps`` draws' classical group tables and their differences, each with the truths."""
     rng = np.random.default_rng(3)
-    m, per, n, reps = 8, 400, 160, 300
+    m, per, n = 8, 400, 160
     g = np.repeat(np.arange(m), per)
     y = (rng.random(m * per) < np.linspace(0.48, 0.85, m)[g]).astype(float)
     truth = np.bincount(g, weights=y) / per
     a, b = np.triu_indices(m, 1)
-    joint = {"groups": 0, "differences": 0}
     for _ in range(reps):
         lab = np.zeros(y.size, dtype=bool)
         lab[rng.choice(y.size, n, replace=False)] = True
         table = est.classical_group_means(np.where(lab, y, np.nan), g, lab, n / y.size)
         assert table.details["interval"] == moderate.TWO_VALUED
         tt = truth[[int(g) for g in table.names]]
-        joint["groups"] += bool(np.all((table.ci_low <= tt) & (tt <= table.ci_high)))
-        diffs = groups.compare(table)
         d = (tt[:, None] - tt[None, :])[a, b]  # the pairs in compare's order
+        yield table, tt, groups.compare(table), d
+
+
+@pytest.mark.slow
+def test_two_valued_labels_alone_cover_jointly_in_band_groups_and_differences():
+    """The labels alone of 0/1 verdicts (``_two_valued_tables``): each group's interval is
+    Wilson's and each difference's Newcombe's, both with the max-|t| critical value. The
+    bootstrap branch covered the 8 means jointly 0.815 (all-1 draws of the 85% model read
+    a variance near 0) and the 28 differences 0.91; now both in the 99% band of 300
+    draws, which fails too wide too."""
+    reps = 300
+    joint = {"groups": 0, "differences": 0}
+    for table, tt, diffs, d in _two_valued_tables(reps):
+        joint["groups"] += bool(np.all((table.ci_low <= tt) & (tt <= table.ci_high)))
         joint["differences"] += bool(np.all((diffs.ci_low <= d) & (d <= diffs.ci_high)))
     band = stats.binom.ppf([0.005, 0.995], reps, 0.95) / reps
     for what, hits in joint.items():
         assert band[0] <= hits / reps <= band[1], (what, hits / reps, band)
+
+
+def test_two_valued_labels_alone_are_neither_too_wide_nor_too_narrow():
+    """The fast check of the study above: 80 draws, the groups' and the differences'."""
+    got = list(_two_valued_tables(80))
+    _assert_tables_two_sided([r[0] for r in got], [r[1] for r in got], "groups", df=False)
+    _assert_tables_two_sided([r[2] for r in got], [r[3] for r in got], "differences", df=False)

@@ -11,6 +11,7 @@ from scipy import stats
 from bacon_bayes import Calibrator, EvalPool
 from bacon_bayes import estimate as est
 from bacon_bayes.errors import ValidationError
+from tests.interval_checks import assert_two_sided
 
 #: Per judge, the log-odds of a right verdict on a negative and on a positive item; the
 #: last judge rarely calls a negative positive (a rare cell: ~7 false positives per pool).
@@ -75,12 +76,14 @@ def _binary_rates(pools: int, level: float = 0.9, weighted: bool = False):
     return tuple(np.array(v) for v in (est_, low, high, truth))
 
 
-#: uniform label draws in ``make validate`` only: the weighted draws (labels 3.5 times
-#: likelier where the judges disagree) run the same ratio intervals with unequal weights,
-#: and test_accuracy_per_level_covers_both_ways runs them on uniform draws
+#: ``make validate`` only (uniform, and the weighted draws: labels 3.5 times likelier where
+#: the judges disagree); ``make test`` runs the fast check below on 60 weighted pools
 @pytest.fixture(
     scope="module",
-    params=[pytest.param(False, marks=pytest.mark.slow), True],
+    params=[
+        pytest.param(False, marks=pytest.mark.slow),
+        pytest.param(True, marks=pytest.mark.slow),
+    ],
     ids=["uniform", "weighted"],
 )
 def binary_rates(request):
@@ -111,6 +114,13 @@ def test_rates_against_people_are_unbiased(binary_rates):
     assert np.all(np.abs(err.mean(axis=0)) <= 3.5 * se + 0.003), (err.mean(axis=0), se)
 
 
+def test_rates_against_people_are_neither_too_wide_nor_too_narrow():
+    """The fast check of the two studies above (tests/interval_checks.py): 60 weighted
+    pools' 8 rates against the pools' own confusion rates."""
+    estimate, low, high, truth = _binary_rates(60, weighted=True)
+    assert_two_sided(estimate, low, high, truth, 0.1, what="rates against people")
+
+
 def test_table_marks_judge_types_and_accuracy_for_more_levels():
     pool, conf = err_together(3, n=1500, share=0.3, levels=3)
     table = Calibrator(engine="freq").fit(pool).judge_bias(0.9)
@@ -125,20 +135,34 @@ def test_table_marks_judge_types_and_accuracy_for_more_levels():
     assert np.all((lo <= got) & (got <= hi) & (lo >= 0) & (hi <= 1))
 
 
-def test_accuracy_per_level_covers_both_ways():
-    """Three levels: each judge's ``acc_human_<level>`` over 100 pools (measured
-    2026-11-25 on 120 pools of 900 items: 0.906, each of the 12 rates 0.86-0.94)."""
-    covered = []
+def _accuracy(pools: int):
+    """Three levels: each judge's ``acc_human_<level>`` over ``pools`` pools of 600 items
+    (estimates, ends, the pools' own accuracies; 4 judges x 3 levels each)."""
     cols = [f"acc_human_{k}" for k in range(3)]
-    for seed in range(100):
+    out = []
+    for seed in range(pools):
         pool, conf = err_together(seed, n=600, share=0.25, levels=3)
         table = Calibrator(engine="freq", seed=seed).fit(pool).judge_bias(0.9).iloc[:4]
         acc = np.array([np.diag(c) for c in conf])
-        lo, hi = (table[[f"{c}{s}" for c in cols]].to_numpy() for s in ("_low", "_high"))
-        covered.append(((lo <= acc) & (acc <= hi)).ravel())
+        parts = (table[[f"{c}{s}" for c in cols]].to_numpy() for s in ("", "_low", "_high"))
+        out.append([p.ravel() for p in (*parts, acc)])
+    return tuple(np.array(v) for v in zip(*out, strict=True))
+
+
+@pytest.mark.slow
+def test_accuracy_per_level_covers_both_ways():
+    """``_accuracy`` over 100 pools (measured 2026-11-25 on 120 pools of 900 items:
+    0.906, each of the 12 rates 0.86-0.94)."""
+    _, lo, hi, acc = _accuracy(100)
+    covered = (lo <= acc) & (acc <= hi)
     pools = len(covered)
     lo, hi = stats.binom.ppf([0.005, 0.995], pools, 0.9) / pools
     assert lo <= float(np.mean(covered)) <= hi, np.mean(covered, axis=0)
+
+
+def test_accuracy_per_level_is_neither_too_wide_nor_too_narrow():
+    """The fast check of the study above on 60 pools (tests/interval_checks.py)."""
+    assert_two_sided(*_accuracy(60), 0.1, what="accuracy per level")
 
 
 def test_ratio_with_unit_denominator_is_the_aee_mean():

@@ -32,10 +32,13 @@ description = "test: few draws"
 [priors]
 offdiag_logit_mu = -1.5
 [sampler]
-draws = 400
-tune = 500
-chains = 4
+draws = {draws}
+tune = {tune}
+chains = {chains}
 """
+#: the fit's sampler: ``full`` (``make validate``) holds the convergence and recovery
+#: checks; ``small`` (``make test``) runs the same path, 2 chains of 150 draws
+SAMPLERS = {"full": (400, 500, 4), "small": (150, 200, 2)}
 
 
 # ------------------------------------------------------------- closed forms
@@ -235,11 +238,13 @@ def test_freq_engine_gives_a_judge_bias_table_from_the_data(sim):
 
 
 # ------------------------------------------------------------- real NUTS
-@pytest.fixture(scope="module")
-def fitted(sim, tmp_path_factory):
+@pytest.fixture(scope="module", params=["small", pytest.param("full", marks=pytest.mark.slow)])
+def fitted(request, sim, tmp_path_factory):
+    draws, tune, chains = SAMPLERS[request.param]
     preset = tmp_path_factory.mktemp("preset") / "fast.toml"
-    preset.write_text(FAST_PRESET)
+    preset.write_text(FAST_PRESET.format(draws=draws, tune=tune, chains=chains))
     cal = Calibrator(folds=2, seed=1, preset=str(preset)).fit(_pool(_frame(sim, N_LABELED)))
+    cal.sampler_kind = request.param  # type: ignore[attr-defined]
     return cal
 
 
@@ -247,11 +252,13 @@ def test_fit_converges_and_uses_the_preset(fitted):
     assert fitted.engine_ == "bayes" and fitted.model_name_ == "multinomial"
     for m in fitted.crossfit_.models:
         assert isinstance(m, MultinomialJudgeModel)
-        assert m.draws == 400 and m.resolved_priors()["offdiag_logit_mu"] == -1.5
+        assert m.draws == SAMPLERS[fitted.sampler_kind][0]
+        assert m.resolved_priors()["offdiag_logit_mu"] == -1.5
         assert m.constants_["categorical"] == [True] * N_CAT + [False]
         d = m.diagnostics_
-        # at most 0.2% divergent transitions (measured: 0-1 of 1,600)
-        assert d.n_divergent <= 3 and d.max_rhat < 1.02 and d.min_ess_bulk > 300, d
+        if fitted.sampler_kind == "full":
+            # at most 0.2% divergent transitions (measured: 0-1 of 1,600)
+            assert d.n_divergent <= 3 and d.max_rhat < 1.02 and d.min_ess_bulk > 300, d
 
 
 def test_recovers_confusion_matrices_and_class_means(fitted, sim):

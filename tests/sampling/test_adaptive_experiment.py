@@ -19,6 +19,7 @@ from benchmarks.adaptive_experiment import (
     summarise,
     summeval_environment,
 )
+from tests.interval_checks import assert_two_sided, width_check
 
 
 def coverage_band(trials: int, level: float = 0.95, z: float = 3.0) -> tuple[float, float]:
@@ -26,22 +27,22 @@ def coverage_band(trials: int, level: float = 0.95, z: float = 3.0) -> tuple[flo
     return level - half, level + half
 
 
-def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
-    """Pilot + data-driven waves: AEE is unbiased and its 95% CI covers ~95%.
+def _multiwave(trials: int) -> tuple[dict[str, list], list[float], float]:
+    """Pilot + data-driven waves over ``trials`` draws: each design's AEE estimates, the
+    control's estimates (the last two-wave labels weighted as if uniform) and the truth.
 
     Two-wave designs (pilot + two-stage, pilot + sd-adaptive) and a three-wave
     one (pilot + sd-adaptive + a second sd-adaptive wave fitted on both).
 
     The surrogate is fixed and deliberately biased along PC1, the direction the
     designs oversample, so weighting by the wrong probabilities is caught (the
-    control below); the designs are refitted from each pilot's residuals.
+    control); the designs are refitted from each pilot's residuals.
     """
     env = gaussian_environment(500, seed=1)
     y = draw_outcomes(env, 2.0, seed=2)
     mu = env.pcs[:, :5].sum(axis=1) + env.judge_mean
     f = mu + 0.4 * env.pcs[:, 1] - 0.5 * env.pcs[:, 0] - 0.2
-    trials = 400
-    estimates = {m: [] for m in ("two-stage", "sd-adaptive", "three-wave")}
+    estimates: dict[str, list] = {m: [] for m in ("two-stage", "sd-adaptive", "three-wave")}
     control = []
     for t in range(trials):
         pilot = uniform(y.size, 75, seed=10_000 + t)
@@ -55,8 +56,16 @@ def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
         third = adaptive(sd, 40, prior=pi, eligible=~labeled, seed=30_000 + t)
         union = combine_waves([pi, third])
         estimates["three-wave"].append(aee_mean(y, f, labeled | third.selected, union))
+    return estimates, control, float(y.mean())
+
+
+@pytest.mark.slow
+def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
+    """The designs of ``_multiwave`` over 400 trials: AEE is unbiased and its 95% CI
+    covers ~95%; the control is visibly biased."""
+    trials = 400
+    estimates, control, truth = _multiwave(trials)
     low, high = coverage_band(trials)
-    truth = y.mean()
     for method, ests in estimates.items():
         theta = np.array([e.estimate for e in ests])
         covered = np.mean([e.ci_low <= truth <= e.ci_high for e in ests])
@@ -70,6 +79,17 @@ def test_intervals_cover_with_unequal_multiwave_probabilities() -> None:
     # Control: the same labels weighted as if sampled uniformly are visibly biased.
     z = (np.mean(control) - truth) / (np.std(control, ddof=1) / np.sqrt(trials))
     assert abs(z) > 4, "the check would not notice wrong inclusion probabilities"
+
+
+def test_multiwave_intervals_are_neither_too_wide_nor_too_narrow() -> None:
+    """The fast check of the study above (``make validate``): 80 trials of each design
+    (tests/interval_checks.py), and its bias check catches the control."""
+    estimates, control, truth = _multiwave(80)
+    for method, ests in estimates.items():
+        got = np.array([(e.estimate, e.ci_low, e.ci_high) for e in ests])
+        assert_two_sided(got[:, 0], got[:, 1], got[:, 2], truth, 0.05, what=method)
+    failures = width_check(control, control, control, truth, 0.05).failures()
+    assert any("biased" in f for f in failures), failures
 
 
 def test_trial_spends_the_budget_and_summary_columns() -> None:

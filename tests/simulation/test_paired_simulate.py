@@ -4,12 +4,15 @@ differences of systems on shared prompts, intervals cover in band through the Ca
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from bacon_bayes.cli import main
 from bacon_bayes.simulation.montecarlo import SimulationSpec, simulate, summarise
+from tests.interval_checks import assert_two_sided
 
 
 def shared_prompts(n_prompts: int = 150, seed: int = 0) -> pd.DataFrame:
@@ -45,6 +48,7 @@ def summary() -> pd.DataFrame:
     return summarise(simulate(shared_prompts(300), SPEC), SPEC.alpha).set_index("design")
 
 
+@pytest.mark.slow
 def test_paired_differences_are_more_precise_and_cover_in_band(summary):
     """200 draws of 150 labels (30 prompts x 5 systems, or 150 items): the paired design's
     pairwise differences have a smaller RMSE (median over pairs) than uniform's; the pool
@@ -57,6 +61,29 @@ def test_paired_differences_are_more_precise_and_cover_in_band(summary):
     # simultaneous over the 10 pairs: at least nominal, not far beyond it
     assert 0.92 <= paired["diff_simultaneous_coverage"] <= 0.985
     assert paired["kendall"] >= uniform["kendall"] - 0.05
+
+
+def test_paired_and_uniform_intervals_are_neither_too_wide_nor_too_narrow():
+    """The fast check of the study above (``make validate``): 60 draws per design, the pool
+    mean's interval and the pairwise differences' pointwise and simultaneous intervals
+    against the spread of their estimates (tests/interval_checks.py: fails when the
+    intervals are 1.5 times too wide or 0.6 times too narrow, or the estimates biased)."""
+    spec = replace(SPEC, trials=60)
+    trials = simulate(shared_prompts(300), spec)
+    pairs = [c[5:-9] for c in trials if c.startswith("diff:") and c.endswith(":estimate")]
+    assert len(pairs) == 10
+    for design, t in trials.groupby("design"):
+        assert len(t) == 60
+        assert_two_sided(t["estimate"], t["ci_low"], t["ci_high"], t["truth"].iloc[0],
+                         SPEC.alpha, what=f"{design} mean")  # fmt: skip
+        truth = [t[f"group:{a}:truth"].iloc[0] - t[f"group:{b}:truth"].iloc[0]
+                 for a, b in (p.split(" - ") for p in pairs)]  # fmt: skip
+        est = t[[f"diff:{p}:estimate" for p in pairs]]
+        for low, high in (("ci_low", "ci_high"), ("sim_low", "sim_high")):
+            lo, hi = (t[[f"diff:{p}:{part}" for p in pairs]] for part in (low, high))
+            simultaneous = low == "sim_low"
+            assert_two_sided(est, lo, hi, truth, SPEC.alpha, simultaneous=simultaneous,
+                             what=f"{design} differences ({low})")  # fmt: skip
 
 
 @pytest.mark.parametrize(
