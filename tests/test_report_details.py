@@ -74,7 +74,7 @@ def test_the_item_id_defaults_to_an_id_column():
 def test_a_note_asks_for_the_scale_when_an_interval_leaves_the_labels_range():
     pool = SimpleNamespace(
         outcome=SimpleNamespace(kind="continuous"), n_labeled=3,
-        y=np.array([1.0, 5.0, 4.0]), labeled=np.ones(3, bool),
+        y=np.array([1.0, 5.0, 4.0]), labeled=np.ones(3, bool), label_name="rating",
     )  # fmt: skip
     cal = SimpleNamespace(pool_=pool, bounds_=np.array([-np.inf, np.inf]))
     inside = [SimpleNamespace(ci_low=3.0, ci_high=4.5)]

@@ -649,8 +649,7 @@ def render_report(
     which way a group mean is better, ``"higher"`` or ``"lower"``, for the comparisons'
     ranks and best group; None: higher, with a hint where the label looks like an error
     score; ``baseline``: a group's name, every other compared against it alone;
-    ``item_note``: what the item table's ids are where they are no id column's, e.g. the
-    table's rows)."""
+    ``item_note``: what the item ids are where no id column gave them, e.g. rows)."""
     cal._check_fitted()
     title = title or f"bacon_bayes report: {cal.pool_.label_name}"
     parts = {
