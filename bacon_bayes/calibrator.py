@@ -431,6 +431,7 @@ class Calibrator(Settings):
             return "separate"
         return grouping.pooling(self, wanted)
 
+    @memoized
     def compare_groups(
         self,
         alpha: float = 0.05,
@@ -465,8 +466,10 @@ class Calibrator(Settings):
             says); a pair with a group without an interval has none.
         """
         sequential.check_max_labels(anytime, max_labels)
-        if self._pairs(anytime):
-            return pairs_mod.strength_differences(self, alpha, simultaneous, method, baseline)
+        if self._pairs(anytime):  # kept and shared by every later call (memoized)
+            return pairs_mod.strength_differences(
+                self, alpha, simultaneous, method, baseline
+            ).read_only()
         table = self.estimate_groups(alpha, simultaneous, method, pooling=pooling)
         lo, hi = self.bounds_
         if anytime:  # on the Student-t basis (est.compare's resampled)
@@ -474,7 +477,7 @@ class Calibrator(Settings):
             diffs = sequential.differences(self, table, fixed, max_labels)
         else:  # the groups' joint intervals, where they imply narrower ones
             diffs = implied_by_groups(table, est.compare(table, baseline=baseline))
-        return diffs.clip(lo - hi, hi - lo)
+        return diffs.clip(lo - hi, hi - lo).read_only()
 
     def rank_groups(
         self,
