@@ -27,6 +27,7 @@ from bacon_bayes.estimate.groups import MIN_BOOTSTRAP_LABELS
 from bacon_bayes.estimate.moderate import moderated_variance
 from bacon_bayes.estimate.shape import shrunk_skewness, skew_shift
 from bacon_bayes.estimate.shrink import (
+    Corrections,
     choose_pooling,
     group_corrections,
     shrink_table,
@@ -38,7 +39,13 @@ ALPHA = 0.05
 #: a group with fewer labels at a look has no separate interval there (the package's)
 MIN_GROUP = MIN_GROUP_LABELS
 #: the group outputs, axis 0 of :func:`group_looks`'s ``out``
-FIELDS = ("estimate", "se", "df", "crit", "low", "high", "skew", "own ratio", "t df")
+FIELDS = (
+    "estimate", "se", "df", "crit", "low", "high", "skew", "own ratio", "t df",
+    # a shrunk row's own-interval floor: its own estimate, the moderated variance and df
+    # the floor reads, its own (unmoderated) variance and its shrunk skewness (NaN
+    # elsewhere; :mod:`benchmarks.anytime_shrunk_floor`'s rules read them)
+    "own estimate", "floor var", "floor df", "own var", "shrunk skew",
+)  # fmt: skip
 POOLINGS = ("auto", "separate")
 #: the bootstrap branch's skewed side reaches as :func:`bacon_bayes.estimate.shape.skew_join`
 #: (``python -m benchmarks.anytime_validation --no-skew-reach``: not, as before it)
@@ -47,6 +54,10 @@ SKEW_REACH = True
 #: reads the reach again at its own level (``--anytime-reach``); the package's (False)
 #: scales the fixed reach by ``c / z`` with the rest of the interval
 ANYTIME_REACH = False
+#: an anytime look joins a shrunk row's interval with its own-interval floor read at the
+#: look's own level, as the package's (:func:`bacon_bayes.estimate.anytime.anytime_table`);
+#: ``--no-own-floor``: the floor scaled by ``c / z`` with the rest, as before 2026-12-03
+OWN_FLOOR = True
 
 
 def group_pi(
@@ -95,6 +106,46 @@ def reach_distances(
         up = np.where(gamma > 0, np.fmax(high, (own + shift) * ratio), high)
         down = np.where(gamma < 0, np.fmax(low, (own - shift) * ratio), low)
     return down, up
+
+
+def _shrunk_floor(
+    out: np.ndarray, corr: Corrections, own_var: np.ndarray, resid: np.ndarray,
+    g: np.ndarray, pi: np.ndarray, y: np.ndarray, est: np.ndarray, ok: np.ndarray,
+) -> None:  # fmt: skip
+    """A shrunk look's rows (``ok``: with an interval) of the floor's parts (``out``,
+    :data:`FIELDS` from ``"own estimate"``): its own estimate, moderated variance and df,
+    the own variance (NaN under 2 labels) and the shrunk skewness
+    (:func:`bacon_bayes.estimate.shape.shrunk_skewness`, as the bootstrap branch's)."""
+    gamma = shrunk_skewness(resid, g, est, float(y.min()), float(y.max()), 1.0 / pi)[0]
+    n = np.bincount(g, minlength=est.size)
+    parts = (corr.surrogate_mean + corr.d, corr.var, corr.df, np.where(n >= 2, own_var, np.nan),
+             gamma)  # fmt: skip
+    for field, value in zip(out, parts, strict=True):
+        field[ok] = np.asarray(value, float)[ok]
+
+
+def own_floor(
+    low: np.ndarray, high: np.ndarray, c2: np.ndarray, fields: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A group's anytime distances ``low, high`` (in se, about the estimate) joined, at its
+    shrunk looks, with its own-interval floor at the look's own level: its own estimate
+    +- the Student-t on the floor's df at the nominal level of the boundary ``c2`` for
+    ``2 alpha`` (:data:`OWN_FLOOR`; ``fields``: the group's :data:`FIELDS`, (R, K) each)."""
+    return floor_distances(low, high, c2, fields) if OWN_FLOOR else (low, high)
+
+
+def floor_distances(
+    low: np.ndarray, high: np.ndarray, c2: np.ndarray, fields: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`own_floor`'s join, whatever :data:`OWN_FLOOR` says."""
+    e, se, own, var, df = (fields[FIELDS.index(k)] for k in
+                           ("estimate", "se", "own estimate", "floor var", "floor df"))  # fmt: skip
+    shrunk = np.isfinite(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = at.studentised(c2, np.where(shrunk, df, np.nan)) * np.sqrt(var)
+        lo = np.fmax(low, (e - own + half) / se)
+        hi = np.fmax(high, (own + half - e) / se)
+    return np.where(shrunk, lo, low), np.where(shrunk, hi, high)
 
 
 def group_looks(
@@ -155,6 +206,8 @@ def group_looks(
             out[2, r, ok, k], out[3, r, ok, k] = np.inf, tab.critical_value[ok]
             out[4, r, ok, k] = (tab.estimate[ok] - tab.ci_low[ok]) / tab.se[ok]
             out[5, r, ok, k] = (tab.ci_high[ok] - tab.estimate[ok]) / tab.se[ok]
+            _shrunk_floor(out[9:, r, :, k], corr, own_var[r], resid[r], gl[r], pil[r], yl[r],
+                          tab.estimate, ok)  # fmt: skip
             a, b = pair
             if ok[a] and ok[b]:
                 e, se, low, high = shrunk_pair(tab, a, b)

@@ -346,8 +346,9 @@ def _chunk(
     return Looks(pool, tuple(out_group), out_n, labels, order, tuple(out_pair))
 
 
-def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
-    """Each look's critical value (rows (R, K)), per kind, (R, K): one pass over each
+def critical(info: np.ndarray, times: np.ndarray, alpha: float = ALPHA) -> dict[str, np.ndarray]:
+    """Each look's critical value (rows (R, K)), per kind, (R, K), at ``alpha`` over the
+    looks (a shrunk row's own-interval floor: twice it): one pass over each
     distinct row's looks. A look's alpha-spending value depends on the looks up to it
     alone, so it is the one the package computes then; a look that added no information
     is computed at that look from the looks up to it, as the package does. The confidence
@@ -355,20 +356,20 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
     info = np.atleast_2d(info)
     uniq, inv = np.unique(info, axis=0, return_inverse=True)
     inv = inv.reshape(-1)
-    z = stats.norm.isf(ALPHA / 2)
+    z = stats.norm.isf(alpha / 2)
     spend, seq = np.full(uniq.shape, np.nan), np.full(uniq.shape, np.nan)
-    spent = at.obf_spending(times, ALPHA)
+    spent = at.obf_spending(times, alpha)
     patterns: dict[tuple[bool, ...], list[int]] = {}
     for r, row in enumerate(uniq):
         patterns.setdefault(tuple(at._usable(row).tolist()), []).append(r)
-    u_star = at.mixture_tuning(ALPHA)
+    u_star = at.mixture_tuning(alpha)
     for pattern, members in patterns.items():
         keep = np.array(pattern)
         if not keep.any():
             continue
         rows = uniq[members][:, keep]
         c = at.spending_critical_values(rows, np.broadcast_to(spent[keep], rows.shape))
-        cs = at.mixture_critical_value(u_star * rows / rows[:, :1], ALPHA)
+        cs = at.mixture_critical_value(u_star * rows / rows[:, :1], alpha)
         # each look takes the value of the next kept look at or after it
         nxt = np.searchsorted(np.flatnonzero(keep), np.arange(keep.size))
         has = (nxt < keep.sum()) & (uniq[members][:, :] > 0).all(axis=0)
@@ -384,7 +385,7 @@ def critical(info: np.ndarray, times: np.ndarray) -> dict[str, np.ndarray]:
         rows = np.flatnonzero(~kept[:, k] & (uniq[:, k] > 0))
         if rows.size:
             spend[rows, k] = at.sequential_critical_values(
-                uniq[rows, : k + 1], ALPHA, times=times[: k + 1]
+                uniq[rows, : k + 1], alpha, times=times[: k + 1]
             )
     fixed = np.full(uniq.shape, z)
     return {"fixed": fixed[inv], "alpha-spending": spend[inv], "confidence sequence": seq[inv]}
@@ -468,7 +469,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     pool_info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), (reps, looks))
     ga, gb = t.y[t.g == a].mean(), t.y[t.g == b].mean()
     pool_t = _t(sim.pool[2])
-    e_a, se_a, df_a, crit_a, lo_a, hi_a, skew_a, ratio_a, _ = (x[:, a] for x in sim.group)
+    e_a, se_a, df_a, crit_a, lo_a, hi_a, skew_a, ratio_a, _ = (x[:, a] for x in sim.group[:9])
     d_e, d_se, d_df, d_t, d_lo, d_hi = difference(t, sim)
     est = {  # estimate, se, (critical value, low, high distances in se), truth, info, df
         "pool mean": (sim.pool[0], sim.pool[1], (pool_t, pool_t, pool_t), t.y.mean(),
@@ -479,6 +480,7 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
+    floor_a = critical(info_a, times, 2 * ALPHA)  # the group's own-interval floor
     for q, (e, se, (tc, lo, hi), truth, _info, df) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
         tcrit = np.broadcast_to(tc, e.shape)
@@ -490,6 +492,10 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             half_lo, half_hi = f * lo, f * hi
             if q.startswith("group mean") and kind != "fixed":
                 half_lo, half_hi = _reach(half_lo, half_hi, crit[kind], n_a, skew_a, ratio_a)
+                if q.startswith("group mean"):
+                    half_lo, half_hi = anytime_groups.own_floor(
+                        half_lo, half_hi, floor_a[kind], [x[:, a] for x in sim.group]
+                    )
             with np.errstate(invalid="ignore"):
                 missed = (err > half_lo) | (-err > half_hi)
             miss = missed.any(axis=1)
@@ -516,7 +522,9 @@ def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
     for h in range(t.groups.size):
         info = at.effective_labels(sim.group_n[:, h], float((t.g == h).sum()))
         crit = critical(info, times)
-        e, se, df, tc, lo, hi, skew, ratio, _ = (x[:, h] for x in sim.group)
+        floor = critical(info, times, 2 * ALPHA)  # a shrunk row's own-interval floor
+        fields = [x[:, h] for x in sim.group]
+        e, se, df, tc, lo, hi, skew, ratio, _ = fields[:9]
         with np.errstate(invalid="ignore", divide="ignore"):
             err = (e - t.y[t.g == h].mean()) / se
             for kind in KINDS:
@@ -524,6 +532,7 @@ def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
                 low, high = f * lo, f * hi
                 if kind != "fixed":
                     low, high = _reach(low, high, crit[kind], sim.group_n[:, h], skew, ratio)
+                    low, high = anytime_groups.own_floor(low, high, floor[kind], fields)
                 per[kind].append(float(((err > low) | (-err > high)).any(axis=1).mean()))
                 wide[kind].append(float(np.nanmean((low + high)[:, -1] / (lo + hi)[:, -1])))
     names = [str(v) for v in t.groups]
@@ -775,6 +784,11 @@ def main() -> None:
     )
     add_share_option(p)
     p.add_argument(
+        "--no-own-floor",
+        action="store_true",
+        help="shrunk rows' anytime ends scaled by c / z, own-interval floor included (before)",
+    )
+    p.add_argument(
         "--anytime-reach",
         action="store_true",
         help="candidate: an anytime look reads a skewed group's reach at its own level",
@@ -786,6 +800,7 @@ def main() -> None:
     PAIR_DF = args.pair_df
     anytime_groups.SKEW_REACH = not args.no_skew_reach
     anytime_groups.ANYTIME_REACH = args.anytime_reach
+    anytime_groups.OWN_FLOOR = not args.no_own_floor
     if args.markdown:
         stems = [Path(x) for x in args.markdown.split(",")]
         miss = pd.concat([pd.read_csv(stem_csv(x, "miss")) for x in stems])

@@ -152,3 +152,46 @@ def test_package_check_reads_per_group_misses_against_monte_carlo_noise() -> Non
     assert 0.40 < above < 0.55 and 0.065 < worst < 0.08, (above, worst)
     above, worst = _noise(0.02, 1000, 12)
     assert above < 1e-6 and worst < 0.03
+
+
+def test_anytime_shrunk_rows_are_the_package_s(summeval: v.Table) -> None:
+    """At a shrunk look, the harness's anytime group ends (the fixed ones scaled by
+    ``c / z``, joined with the own-interval floor read at the look's level:
+    :func:`benchmarks.anytime_groups.own_floor`) equal
+    :func:`bacon_bayes.estimate.anytime.anytime_table`'s on the Calibrator's table."""
+    import pandas as pd
+
+    from bacon_bayes import Calibrator, EvalPool
+    from benchmarks import anytime_groups as ag
+
+    sim = v.simulate(summeval, "uniform", reps=1, looks=4, seed=2)
+    k = 1  # 120 labels of 12 systems: shrunk
+    frame = pd.read_csv(v.SUMMEVAL)
+    judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
+    lab = np.zeros(summeval.n, bool)
+    lab[sim.order[0, : int(sim.labels[k])]] = True
+    pool = EvalPool.from_frame(
+        frame.assign(label=np.where(lab, summeval.y, np.nan)), label="label", judges=judges,
+        outcome="continuous", group="system", item="item",
+    )  # fmt: skip
+    tab = Calibrator(engine="freq", seed=0).fit(pool).estimate_groups(simultaneous=False)
+    assert tab.details["pooling"] == "shrink"
+    names = list(summeval.groups)
+    rows = [names.index(n) for n in tab.names]
+    sizes = np.bincount(summeval.g).astype(float)[rows]
+    counts = sim.group_n[0][rows][:, : k + 1]
+    info = at.effective_labels(counts, sizes[:, None])
+    budget = int(sim.labels[-1])
+    pkg = at.anytime_table(tab, info, sim.labels[: k + 1], max_labels=budget)
+    assert pkg.details["anytime"]["own_floor"]  # the floor moved some end
+    times = sim.labels / sim.labels[-1]
+    for i, h in enumerate(rows):
+        fields = [x[:, h] for x in sim.group]
+        e, se, df, tc, lo, hi = fields[:6]
+        every = at.effective_labels(sim.group_n[:, h], float(sizes[i]))
+        c = v.critical(every, times)["alpha-spending"]
+        c2 = v.critical(every, times, 2 * v.ALPHA)["alpha-spending"]
+        f = v.anytime_half(tc, df, c) / tc
+        low, high = ag.own_floor(f * lo, f * hi, c2, fields)
+        assert e[0, k] - low[0, k] * se[0, k] == pytest.approx(pkg.ci_low[i], abs=1e-8)
+        assert e[0, k] + high[0, k] * se[0, k] == pytest.approx(pkg.ci_high[i], abs=1e-8)
