@@ -505,6 +505,12 @@ def test_a_shrunk_row_holds_its_own_floor_read_at_the_look_s_level() -> None:
         seq.ci_low, np.fmin(table.estimate - factor * (table.estimate - table.ci_low), own - half)
     )
     assert "d" in seq.details["anytime"]["own_floor"]
+    # the early-look note reads "widening" as the width over the fixed width
+    np.testing.assert_allclose(
+        seq.details["anytime"]["widening"],
+        (seq.ci_high - seq.ci_low) / (table.ci_high - table.ci_low),
+        rtol=1e-12,
+    )
     # a difference table of shrunk means keeps its scaling (no own floor of its rows)
     from bacon_bayes.estimate.shrink import shrunk_differences
 

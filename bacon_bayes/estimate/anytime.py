@@ -595,6 +595,11 @@ def anytime_table(
     if shrunk and "own_estimate" in table.details:  # group means (not their differences)
         low, high, held = _own_floor(table, info, levels, times, plans, low, high)
         note["own_floor"] = held
+        with np.errstate(divide="ignore", invalid="ignore"):  # width over the fixed width
+            moved = np.isin(np.asarray(table.names, dtype=str), held)
+            note["widening"] = np.where(
+                moved, (high - low) / (table.ci_high - table.ci_low), factor
+            )
     return replace(
         table,
         ci_low=low,
