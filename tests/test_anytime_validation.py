@@ -182,16 +182,17 @@ def test_anytime_shrunk_rows_are_the_package_s(summeval: v.Table) -> None:
     counts = sim.group_n[0][rows][:, : k + 1]
     info = at.effective_labels(counts, sizes[:, None])
     budget = int(sim.labels[-1])
-    pkg = at.anytime_table(tab, info, sim.labels[: k + 1], max_labels=budget)
-    assert pkg.details["anytime"]["own_floor"]  # the floor moved some end
     times = sim.labels / sim.labels[-1]
-    for i, h in enumerate(rows):
-        fields = [x[:, h] for x in sim.group]
-        e, se, df, tc, lo, hi = fields[:6]
-        every = at.effective_labels(sim.group_n[:, h], float(sizes[i]))
-        c = v.critical(every, times)["alpha-spending"]
-        c2 = v.critical(every, times, 2 * v.ALPHA)["alpha-spending"]
-        f = v.anytime_half(tc, df, c) / tc
-        low, high = ag.own_floor(f * lo, f * hi, c2, fields)
-        assert e[0, k] - low[0, k] * se[0, k] == pytest.approx(pkg.ci_low[i], abs=1e-8)
-        assert e[0, k] + high[0, k] * se[0, k] == pytest.approx(pkg.ci_high[i], abs=1e-8)
+    for kind, most in (("alpha-spending", budget), ("confidence sequence", None)):
+        pkg = at.anytime_table(tab, info, sim.labels[: k + 1], max_labels=most)
+        assert pkg.details["anytime"]["own_floor"]  # the floor moved some end
+        for i, h in enumerate(rows):
+            fields = [x[:, h] for x in sim.group]
+            e, se, df, tc, lo, hi = fields[:6]
+            every = at.effective_labels(sim.group_n[:, h], float(sizes[i]))
+            c = v.critical(every, times)[kind]
+            c2 = v.critical(every, times, 2 * v.ALPHA)[kind]
+            f = v.anytime_half(tc, df, c) / tc
+            low, high = ag.own_floor(f * lo, f * hi, c2, fields)
+            assert e[0, k] - low[0, k] * se[0, k] == pytest.approx(pkg.ci_low[i], abs=1e-8)
+            assert e[0, k] + high[0, k] * se[0, k] == pytest.approx(pkg.ci_high[i], abs=1e-8)
