@@ -81,3 +81,35 @@ def test_estimate_json_carries_every_note_the_text_prints(early_study, capsys):
     engine = next((ln for ln in lines if ln.startswith("engine: ")), None)
     if engine is not None:  # which engine auto took, and why
         assert out["engine_reason"] in engine
+
+
+def _sequence_rows(page: str) -> list[list[str]]:
+    """The cells of the report's table of the study's looks ("Across the study's waves")."""
+    import re
+
+    part = page[page.index("Across the study's waves") :]
+    table = part[part.index("<table") : part.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)
+    return [re.sub(r"<[^>]+>", " ", row).split() for row in rows if "<td" in row]
+
+
+def test_the_reports_latest_look_is_estimates_with_the_commands_embedding(
+    early_study, tmp_path, capsys
+):
+    """The report refitted its looks without ``--embedding``: its latest look differed
+    from ``bacon estimate STUDY --embedding ...`` on the same labels."""
+    read = [str(early_study), "--engine", "freq", "--embedding", "emb_", "--surrogates", "none"]
+    assert main(["estimate", *read, "--json"]) == 0
+    aee = json.loads(capsys.readouterr().out)["mean"]["aee"]
+    page = tmp_path / "r.html"
+    assert main(["report", *read, "--out", str(page)]) == 0
+    capsys.readouterr()
+    last = _sequence_rows(page.read_text())[-1]
+    # wave, labels, estimate, fixed low, fixed high, anytime low, anytime high, kind
+    assert int(last[1]) == 60
+    shown = [float(last[k]) for k in (2, 5, 6)]
+    assert shown == pytest.approx([aee["estimate"], aee["ci_low"], aee["ci_high"]], abs=6e-5)
+    assert main(["estimate", str(early_study), "--engine", "freq", "--surrogates", "none",
+                 "--json"]) == 0  # fmt: skip
+    plain = json.loads(capsys.readouterr().out)["mean"]["aee"]
+    assert abs(plain["ci_low"] - aee["ci_low"]) > 1e-3  # the embedding changes the fit

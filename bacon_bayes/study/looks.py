@@ -7,8 +7,9 @@ decides its questions from these."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -131,13 +132,18 @@ def look_estimates(
     alpha: float = 0.05,
     max_labels: int | None = None,
     allow_pending: bool = False,
+    pool_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The pool mean at every look of a study (each wave up to the latest fully labeled
     one, or up to the latest with ``allow_pending``, its items without labels missing at
     random, as the estimate it goes with): a calibrator with ``cal``'s settings fitted on
     the study as it stood then (:func:`~bacon_bayes.study.load_study` with
     ``up_to_wave``), its fixed interval and the anytime one (``max_labels``:
-    alpha-spending, else the confidence sequence).
+    alpha-spending, else the confidence sequence). ``pool_options``: how the command read
+    the study into ``cal``'s pool (``StudyData.to_pool``'s options: embedding, text,
+    outcome...; :func:`bacon_bayes.cli.pool_args.study_pool_options`), used at every look
+    (by default ``cal``'s judges, group and prompt columns alone: a look read without the
+    command's ``--embedding`` was another fit than the command's).
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
@@ -158,13 +164,13 @@ def look_estimates(
     kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
     rows: list[dict] = []
     fits: list[LookFit] = []
+    read = {"group": cal.pool_.group_name, "prompt": cal.pool_.prompt_name}
+    read |= {k: v for k, v in (pool_options or {}).items() if v is not None}
+    mine = replace(cal.pool_, notes=())  # a look's notes (a pending wave's) are no setting
     for wave in waves:
-        pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(
-            judges=list(cal.pool_.judges),
-            group=cal.pool_.group_name,
-            prompt=cal.pool_.prompt_name,
-        )
-        if pool == cal.pool_:  # the command's own fit is this look
+        data = load_study(root, up_to_wave=wave, allow_pending=allow_pending)
+        pool = data.to_pool(judges=list(cal.pool_.judges), **read)
+        if replace(pool, notes=()) == mine:  # the command's own fit is this look
             look = cal
         else:
             with warnings.catch_warnings():  # each look's notes are the command's own fit's
