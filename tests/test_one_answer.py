@@ -113,3 +113,89 @@ def test_the_reports_latest_look_is_estimates_with_the_commands_embedding(
                  "--json"]) == 0  # fmt: skip
     plain = json.loads(capsys.readouterr().out)["mean"]["aee"]
     assert abs(plain["ci_low"] - aee["ci_low"]) > 1e-3  # the embedding changes the fit
+
+
+def _lone_study(root: Path) -> Path:
+    """Four systems of 200 items, A ahead; a pilot of 15, 15, 15 and 1 labels (D's one),
+    recorded as drawn by system, and a wave of one item still pending."""
+    rng = np.random.default_rng(3)
+    means, labeled = {"A": 3.8, "B": 3.0, "C": 3.1, "D": 3.0}, {"A": 15, "B": 15, "C": 15, "D": 1}
+    system = np.repeat(list(means), 200)
+    z = np.repeat(list(means.values()), 200) + rng.normal(0, 1, system.size)
+    k = np.tile(np.arange(200), len(means))
+    frame = pd.DataFrame({"id": [f"{g}{i}" for g, i in zip(system, k, strict=True)]})
+    frame["system"] = system
+    first = k < np.array([labeled[g] for g in system])  # each system's first items labeled
+    frame["human"] = np.where(first, z + rng.normal(0, 0.5, z.size), np.nan)
+    frame["j1"], frame["j2"] = z + rng.normal(0, 0.7, z.size), z + rng.normal(0, 0.9, z.size)
+    root.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(root / "pool.csv", index=False)
+    study = root / "pool.study"
+    assert main(["sample", str(root / "pool.csv"), "--label", "human", "--judge", "j1",
+                 "--judge", "j2", "--group", "system", "--item", "id", "--prior-design",
+                 "stratified:system", "--budget", "1", "--study", str(study), "--out",
+                 str(root / "todo.csv")]) == 0  # fmt: skip
+    return study
+
+
+def test_status_and_estimate_say_alike_that_a_lead_over_a_one_label_group_gives_no_count(
+    tmp_path, capsys
+):
+    """A top group leading a group of one label: ``bacon status`` said the labels needed
+    cannot be told (that group has no standard error of its own) while ``bacon
+    estimate``'s plan line counted "about 68 more labels" from the same lead. One
+    decision (``planning.note.top_untold``) and one wording now serve both."""
+    study = _lone_study(tmp_path)
+    capsys.readouterr()
+    assert main(["estimate", str(study), "--engine", "freq"]) == 0
+    plan = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("bacon plan:"))
+    assert "D has one label, no standard error of its own" in plan, plan
+    assert "in all, " not in plan  # no count from that lead ("68 more labels (114 in all")
+    said = plan.split("(shrunk means), ", 1)[1].split(". ", 1)[0]  # A leads D by ...
+    assert main(["status", str(study), "--engine", "freq"]) == 0
+    top = next(ln for ln in capsys.readouterr().out.splitlines() if "top system" in ln)
+    assert said in top and "more labels" not in top, (said, top)
+
+
+def test_status_takes_pooling_and_answers_from_estimates_intervals(early_study, capsys):
+    """``bacon status`` had no ``--pooling``: a user estimating with ``--pooling
+    separate`` got a status computed with the default (shrunk) intervals."""
+    read = [str(early_study), "--engine", "freq", "--pooling", "separate"]
+    assert main(["estimate", *read, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["comparisons"]["differences"]
+    assert main(["status", *read, "--pairs", "all"]) == 0
+    out = capsys.readouterr().out
+    for row in rows:
+        line = next(ln for ln in out.splitlines() if f"sign of {row['pair']}:" in ln)
+        interval = f"[{row['ci_low']:+.3g}, {row['ci_high']:+.3g}]"
+        assert interval in line, (interval, line)
+
+
+def test_status_and_estimate_name_the_engine_in_the_same_words(early_study, capsys):
+    """Which engine ``auto`` took and why: ``bacon status --engine auto`` says it in
+    ``bacon estimate``'s words (one function, ``model_choice.engine_words``)."""
+    assert main(["estimate", str(early_study)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("engine: "))
+    why = line.split("(", 1)[1].rsplit(")", 1)[0]
+    assert main(["status", str(early_study), "--engine", "auto"]) == 0
+    head = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("questions"))
+    assert why in head, (why, head)
+
+
+def test_the_printed_status_command_carries_the_fits_settings(tmp_path):
+    """The ``bacon status STUDY`` estimate's plan line prints answers from the intervals
+    printed: the Bayesian engine's (status's default is freq), the pooling, the level."""
+    import argparse
+
+    from bacon_bayes.cli.pool_args import plan_note_anytime
+
+    study = tmp_path / "s.study"
+    study.mkdir()
+    (study / "study.toml").write_text('pool = "pool.csv"\nitem = "id"\n')
+    args = argparse.Namespace(file=str(study), group=None, model=None, pooling="separate",
+                              alpha=0.1, better="lower", allow_pending=False)  # fmt: skip
+    command = plan_note_anytime(args, {"anytime": True, "max_labels": None}, "bayes")
+    assert command == (
+        f"bacon status {study} --engine bayes --pooling separate --alpha 0.1 --better lower"
+    )
+    assert plan_note_anytime(args, None, "bayes") is None

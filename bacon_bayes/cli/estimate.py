@@ -257,7 +257,8 @@ def _estimate(
                         pool, args.alpha, group_column=group, calibrator=mine,
                         plan_command=plan_command(args, pool, cal.engine_),
                         pooling=args.pooling,
-                        anytime=plan_note_anytime(args, anytime), better=better or "higher",
+                        anytime=plan_note_anytime(args, anytime, cal.engine_),
+                        better=better or "higher",
                         max_labels=plan_budget(args, anytime),
                     )
                 )  # fmt: skip
@@ -341,7 +342,7 @@ def header_notes(cal: Any, saved: Any) -> dict[str, str]:
     share: ``means_from``, the surrogates the AEE means use (where extra ones are
     combined; with the small-budget rule's reason, or the round's), and
     ``engine_reason``, which engine ``auto`` took and why ("" where none)."""
-    from bacon_bayes.model_choice import auto_reason
+    from bacon_bayes.model_choice import engine_words
     from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     means_from = ""
@@ -356,7 +357,7 @@ def header_notes(cal: Any, saved: Any) -> dict[str, str]:
                 f" (the judges' leave-one-out ridge: fewer than {ALONE_BELOW:g} labels per "
                 "model coefficient; --surrogates none for the model's)"
             )
-    why = auto_reason(cal) if saved is None else ""
+    why = engine_words(cal) if saved is None else ""  # status's words, one function
     return {"means_from": means_from, "engine_reason": why}
 
 

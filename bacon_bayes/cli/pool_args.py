@@ -112,16 +112,20 @@ def plan_budget(args: argparse.Namespace, anytime: dict[str, Any] | None) -> int
     return StudyConfig.read(root).max_labels if (root / CONFIG_FILE).is_file() else None
 
 
-def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
+def plan_note_anytime(
+    args: argparse.Namespace, anytime: dict[str, Any] | None, engine: str = "freq"
+) -> str | None:
     """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
-    projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""
-
+    projects the anytime intervals' labels (``bacon status STUDY`` with the settings of
+    this command's fit, :func:`~bacon_bayes.cli.printed.status_command`; empty on a
+    table). ``engine``: the one that fitted the intervals."""
+    from bacon_bayes.cli.printed import status_command
     from bacon_bayes.study.folder import CONFIG_FILE
 
     if anytime is None:
         return None
     study = (Path(args.file) / CONFIG_FILE).is_file()
-    return f"bacon status {shlex.quote(str(args.file))}" if study else ""
+    return status_command(args, engine) if study else ""
 
 
 SURROGATES_HELP = (
@@ -186,9 +190,9 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     add_round_arguments(p)
 
 
-def add_pooling_argument(p: argparse.ArgumentParser) -> None:
+def add_pooling_argument(p: argparse._ActionsContainer) -> None:
     """``--pooling auto|shrink|separate``: the group means' pooling (estimate, report,
-    plan)."""
+    plan, status)."""
     p.add_argument(
         "--pooling",
         choices=("auto", "shrink", "separate"),

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                 calibrator=mine,
                 plan_command=command,
                 pooling=cal.pooling if loaded is not None else args.pooling,  # the page's
-                anytime=plan_note_anytime(args, anytime),
+                anytime=plan_note_anytime(args, anytime, cal.engine_),
                 better=better or "higher",
                 max_labels=plan_budget(args, anytime),
             )

@@ -105,12 +105,14 @@ def fit_study(
     seed: int = 0,
     group: str | None = None,
     allow_pending: bool = False,
+    pooling: str = "auto",
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
     wave whose labels are all in), on the label's range the study recorded (its
     ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
     column; ``allow_pending``: items without a label up to ``wave`` are missing at random
-    (:func:`~bacon_bayes.study.load_study`)."""
+    (:func:`~bacon_bayes.study.load_study`); ``pooling``: the group means', as ``bacon
+    estimate --pooling`` takes it."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.study import StudyConfig, load_study
 
@@ -122,7 +124,14 @@ def fit_study(
         )
     pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
     scale = StudyConfig.read(Path(root)).label_range
-    return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
+    return Calibrator(
+        model,
+        engine=engine,
+        folds=folds,
+        seed=seed,
+        scale=scale,
+        pooling=pooling,  # type: ignore[arg-type]
+    ).fit(pool)
 
 
 def look_estimates(

@@ -379,8 +379,10 @@ def questions(
         )
     from bacon_bayes.planning.note import top_lead_untold  # estimate's decision, shared
 
-    lone_pairs = np.where(alone, LONE_LEAD, "")
-    best = _best_question(means, diffs, need, cap, better, lone_pairs, top_lead_untold(cal, better))
+    # whether the top group's count can be told is estimate's plan line's decision alone
+    # (a lead under one standard error, or over a group of one label), on the same pooling
+    untold = top_lead_untold(cal, better, cal.pooling)
+    best = _best_question(means, diffs, need, cap, better, untold=untold)
     shown = f"top {pool.group_name or 'group'} ({best_words(better)})"  # as bacon plan says
     out.append(replace(best, caveat=caveat, shown=shown))
     return out
@@ -441,9 +443,11 @@ def _best_question(
     need: np.ndarray,
     cap: str,
     better: str,
-    noise: np.ndarray | None = None,
     untold: str = "",
 ) -> Question:
+    """The best group's question; ``untold``: the words of a top group whose count cannot
+    be told (:func:`~bacon_bayes.planning.note.top_lead_untold`, as ``bacon estimate``'s
+    plan line decides it), printed instead of a count."""
     ranks = rank_intervals(means, descending=better == "higher", diffs=diffs)
     top = int(np.nanargmin(ranks["rank"]))
     name = str(means.names[top])
@@ -464,12 +468,8 @@ def _best_question(
             f"labels): label {'them' if len(bare) > 1 else 'it'} first",
             None,
         )
-    tied = next((str(noise[k]) for k in touching if noise[k]), "") if noise is not None else ""
-    if untold:  # under one standard error (bacon estimate's plan line): no count
-        answer += f"; {untold}"
-    else:
-        answer += f"{UNTOLD} ({tied})" if tied else _more_text(m, cap, point=True)
-    return Question(title, False, answer, float(m), noise=bool(untold or tied))
+    answer += f"; {untold}" if untold else _more_text(m, cap, point=True)
+    return Question(title, False, answer, float(m), noise=bool(untold))
 
 
 def goal_question(
