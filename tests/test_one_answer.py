@@ -199,3 +199,40 @@ def test_the_printed_status_command_carries_the_fits_settings(tmp_path):
         f"bacon status {study} --engine bayes --pooling separate --alpha 0.1 --better lower"
     )
     assert plan_note_anytime(args, None, "bayes") is None
+
+
+def test_the_more_labels_projection_reads_the_boundary_on_the_looks_own_correlation():
+    """The pool mean's alpha-spending boundary is on the looks' own correlation
+    (``details["anytime"]["cosines"]``), but "about N more labels" projected the looks on
+    the canonical one. It now takes the cosines (the next look's assumed the last one's):
+    the count is the fewest labels whose projected width, under that boundary, meets the
+    goal."""
+    from bacon_bayes.estimate import anytime
+    from bacon_bayes.study.projection import labels_needed
+
+    looks, n_items, most = np.array([60.0, 120.0]), 1200, 400
+    info = anytime.effective_labels(looks, n_items)[None, :]
+    level, half, goal, cos = np.array([0.05]), np.array([0.3]), np.array([0.2]), [0.8]
+
+    def grow(total: float) -> np.ndarray:
+        return np.atleast_1d(anytime.effective_labels(total, n_items))
+
+    def width(total: float, steps: list[float] | None) -> float:
+        """The half-width at one more look of ``total`` labels, the boundary on ``steps``."""
+        grown = np.column_stack([info, grow(total)])
+        times = np.append(looks, total) / most
+        now_info = info if steps is None else anytime.correlated_information(info, steps[:1])
+        then = grown if steps is None else anytime.correlated_information(grown, steps)
+        c_now = anytime.sequential_critical_values(now_info, level, times=looks / most)
+        c_then = anytime.sequential_critical_values(then, level, times=times)
+        return float(half[0] * np.sqrt(info[0, -1] / grow(total)[0]) * c_then[0] / c_now[0])
+
+    kw = {"grow": grow, "max_labels": most, "cap": float(most - looks[-1])}
+    own = float(labels_needed(looks, info, level, half, goal, cosines=np.array(cos), **kw)[0])
+    canonical = float(labels_needed(looks, info, level, half, goal, **kw)[0])
+    n, more = looks[-1], np.arange(1, most - looks[-1] + 1)
+    for count, steps in ((own, cos * 2), (canonical, None)):
+        exact = next(m for m in more if width(n + m, steps) <= goal[0])  # the fewest
+        # the projection reads c between its candidate totals a little high: a few more
+        assert exact <= count <= exact + max(3.0, 0.1 * exact), (count, exact, steps)
+    assert own > canonical  # less correlated looks: a higher boundary, more labels

@@ -16,7 +16,10 @@ every group wholly and settles every sign with a non-zero estimate): a half-widt
 at ``n`` labels becomes about ``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c``
 the sequential critical value of a look at ``n + m`` labels (one more look with the
 information ``I`` grown in proportion, with the finite-pool correction the intervals
-take: :func:`~bacon_bayes.estimate.anytime.effective_labels`; where the pool mean weighs
+take: :func:`~bacon_bayes.estimate.anytime.effective_labels`; on the correlation of the
+looks the interval's boundary is on: the pool mean's looks' own where its interval uses it,
+:mod:`bacon_bayes.look_fits`, the look to come assumed to meet the latest as the latest met
+the one before, else the canonical one; where the pool mean weighs
 waves of items and of prompts by their precision, by what a uniform wave adds to it:
 :func:`~bacon_bayes.sequential.uniform_wave_gain`); a Student-t row's ``c`` is read at
 its df grown with the labels (:func:`~bacon_bayes.estimate.anytime.studentised`), not
@@ -243,11 +246,15 @@ def _mean_question(
         df = np.array([float(row.details.get("df") or np.nan)])
         half = np.array([0.5 * (row.ci_high - row.ci_low)])
         level, goal = levels(row.details["anytime"]), np.array([half_width])
+        # the boundary on the row's own correlation of the looks where its interval is
+        # (look_fits; the next look's cosine assumed the last one's), else canonical
+        own = row.details["anytime"].get("cosines")
+        cosines = None if own is None else np.asarray(own, float)
 
         def count(h: np.ndarray) -> np.ndarray:
             return labels_needed(
                 looks, info[None, :], level, h, goal,
-                grow=grow, max_labels=max_labels, cap=cap, df=df,
+                grow=grow, max_labels=max_labels, cap=cap, df=df, cosines=cosines,
             )  # fmt: skip
 
         point = float(count(half)[0])
