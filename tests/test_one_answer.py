@@ -236,3 +236,49 @@ def test_the_more_labels_projection_reads_the_boundary_on_the_looks_own_correlat
         # the projection reads c between its candidate totals a little high: a few more
         assert exact <= count <= exact + max(3.0, 0.1 * exact), (count, exact, steps)
     assert own > canonical  # less correlated looks: a higher boundary, more labels
+
+
+def _printed_commands(text: str) -> list[str]:
+    """The ``bacon ...`` commands a note prints for the user to run: quoted in backticks,
+    after ``run:``, or the status command the plan line names ("bacon status STUDY ...
+    gives another count")."""
+    import html
+    import re
+
+    text = html.unescape(text)
+    found = re.findall(r"`(bacon [^`]+)`", text)
+    found += re.findall(r"run: (bacon [^<\n]+)", text)
+    found += re.findall(r"(bacon status .+?) gives another count", text)
+    return list(dict.fromkeys(c.strip() for c in found))
+
+
+def test_every_command_estimate_status_and_report_print_runs_as_printed(
+    tmp_path, capsys, monkeypatch
+):
+    """Walked as a new user: each ``bacon ...`` command the notes of ``bacon estimate``,
+    ``bacon status`` and ``bacon report`` print on a study runs as printed, with the
+    settings of the run that printed it (the plan line's ``bacon status`` lacked
+    ``--pooling``, which status did not take)."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    study = _study(tmp_path / "w", seed=2, budget=100)
+    settings = ["--engine", "freq", "--pooling", "separate", "--alpha", "0.1"]
+    capsys.readouterr()
+    printed: list[str] = []
+    for command in (["estimate"], ["status", "--half-width", "0.1"]):
+        assert main([command[0], str(study), *command[1:], *settings]) == 0
+        printed += _printed_commands(capsys.readouterr().out)
+    assert main(["report", str(study), *settings, "--out", "r.html"]) == 0
+    capsys.readouterr()
+    printed += _printed_commands((tmp_path / "r.html").read_text())
+    printed = list(dict.fromkeys(printed))
+    status = [c for c in printed if c.startswith("bacon status ")]
+    assert status and all("--pooling separate --alpha 0.1" in c for c in status), printed
+    assert any(c.startswith("bacon plan ") for c in printed), printed
+    for command in printed:
+        words = shlex.split(command)
+        assert words[0] == "bacon", command
+        code = main(words[1:])
+        assert code == 0, (command, capsys.readouterr())
+        capsys.readouterr()

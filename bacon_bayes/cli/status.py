@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``bacon status``."""
-    p = subparsers.add_parser("status", help="labeled / pending items per wave of a study")
+    p = subparsers.add_parser(
+        "status",
+        help="labeled / pending items per wave of a study, and whether its questions are "
+        "settled (pool mean, pairs, best group) or about how many more labels they need",
+    )
     p.add_argument("study", type=Path, help="study folder")
     p.add_argument(
         "--pending-out",
@@ -51,7 +55,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "records once (the default; another is refused): alpha-spending; without one, the "
         "confidence sequence",
     )
-    q.add_argument("--group", help="group column whose pairs and best group to ask about")
+    q.add_argument(
+        "--group",
+        help="group column whose pairs and best group to ask about (default: the study's)",
+    )
     q.add_argument(
         "--better",
         choices=("higher", "lower"),
