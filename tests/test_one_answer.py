@@ -282,3 +282,26 @@ def test_every_command_estimate_status_and_report_print_runs_as_printed(
         code = main(words[1:])
         assert code == 0, (command, capsys.readouterr())
         capsys.readouterr()
+
+
+def test_streamed_estimate_json_carries_the_notes_its_text_prints(tmp_path, capsys):
+    """The streamed ``bacon estimate --json`` (``--chunk-rows``) lacked the classical
+    column's note its text prints under a shrunk group table."""
+    rng = np.random.default_rng(4)
+    system = np.repeat(["A", "B", "C", "D"], 150)
+    z = rng.normal(3, 1, system.size) + 0.3 * (system == "C")
+    frame = pd.DataFrame({"id": [f"x{k}" for k in range(system.size)], "system": system})
+    frame["j1"], frame["j2"] = z + rng.normal(0, 0.7, z.size), z + rng.normal(0, 0.9, z.size)
+    frame["human"] = np.where(rng.random(z.size) < 0.05, z + rng.normal(0, 0.5, z.size), np.nan)
+    frame.to_csv(table := tmp_path / "pool.csv", index=False)
+    read = [str(table), "--label", "human", "--judge", "j1", "--judge", "j2", "--group",
+            "system", "--item", "id", "--chunk-rows", "200", "--engine", "freq"]  # fmt: skip
+    capsys.readouterr()
+    assert main(["estimate", *read]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert main(["estimate", *read, "--json"]) == 0
+    said = _strings(json.loads(capsys.readouterr().out))
+    notes = [ln.removeprefix("note: ") for ln in lines if ln.startswith("note: ")]
+    assert any(n.startswith("classical (labels only)") for n in notes), lines
+    for note in notes:
+        assert any(note in s for s in said), note
