@@ -305,3 +305,21 @@ def test_streamed_estimate_json_carries_the_notes_its_text_prints(tmp_path, caps
     assert any(n.startswith("classical (labels only)") for n in notes), lines
     for note in notes:
         assert any(note in s for s in said), note
+
+
+def test_sample_until_pools_the_groups_as_status_does(tmp_path, capsys):
+    """``bacon sample --until sign=A,B`` answered from the default (shrunk) group means
+    where ``bacon status --pooling separate`` answered from each group's own: the same
+    ``--pooling`` now gives the same pair."""
+    study = _study(tmp_path / "u", seed=3, budget=36)  # under 10 labels a group: auto shrinks
+    capsys.readouterr()
+    assert main(["status", str(study), "--engine", "freq", "--pooling", "separate"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "sign of A - C:" in ln)
+    said = line.split("sign of A - C: ", 1)[1].split(";", 1)[0]  # state, interval, verdict
+    code = main(["sample", str(study), "--until", "sign=A,C", "--engine", "freq",
+                 "--pooling", "separate", "--out", str(tmp_path / "next.csv")])  # fmt: skip
+    out = capsys.readouterr()
+    assert said.split(": ", 1)[1] in out.out + out.err, (said, out)
+    assert code in (0, 2)  # a wave drawn, or refused with the reason (e.g. out of reach)
+    assert main(["status", str(study), "--engine", "freq"]) == 0  # shrunk: another interval
+    assert said not in capsys.readouterr().out
