@@ -285,9 +285,7 @@ def _estimate(
         if groups is not None:  # the tables printed: anytime, --pointwise
             out["groups"] = {t.method: t.to_dict() for t in groups}
         if anytime is not None:  # the estimates' intervals: of the sequence at this wave
-            out["mean"] = {
-                m: cal.estimate_mean(args.alpha, m, **anytime).to_dict() for m in methods
-            }
+            out["mean"] = {e.method: e.to_dict() for e in json_means}
             out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)
