@@ -161,16 +161,15 @@ def look_estimates(
     the looks before it, which its alpha-spending boundary's correlation reads
     (:func:`~bacon_bayes.look_fits.hand_over`), and the look whose pool is ``cal``'s is
     ``cal`` itself, so its row is ``cal``'s own anytime interval."""
-    import inspect
-
     from bacon_bayes.study import Study, load_study
 
     study = Study.open(root)
     numbers = study.wave_numbers
     last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
     waves = [w for w in numbers if last is not None and w <= last]
-    settings = inspect.signature(type(cal).__init__).parameters
-    kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
+    # cal's settings with the seed and engine its fit used (a seed drawn for seed=None,
+    # auto resolved), as look_fits refits a look: every look fitted as cal was
+    kwargs = cal.get_params() | {"seed": cal.seed_, "engine": cal.engine_}
     rows: list[dict] = []
     fits: list[LookFit] = []
     read = {"group": cal.pool_.group_name, "prompt": cal.pool_.prompt_name}
