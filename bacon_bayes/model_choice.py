@@ -79,3 +79,22 @@ def auto_reason(cal: Calibrator) -> str:
             "Bayesian form; --engine bayes fits the gaussian judge model"
         )
     return f"--engine auto, the default: the {name} model has no Bayesian form"
+
+
+def engine_words(cal: Calibrator, default: str = "auto") -> str:
+    """Which engine fitted ``cal`` and why, in the words ``bacon estimate`` and ``bacon
+    status`` both print ("" where nothing needs saying). ``default``: the command's own
+    default engine: ``"auto"`` (estimate; status's ``--engine auto``): :func:`auto_reason`;
+    ``"freq"`` (status's default, fast after every wave): where ``bacon estimate``'s
+    default (auto) fits the other engine, that its estimates differ and the flag that
+    gives these (WMT22's MQM: status said "refB leads", estimate "refA ranks first")."""
+    if cal.engine == "auto" or default == "auto":
+        return auto_reason(cal)
+    same = auto_engine(cal.model_name_) == cal.engine_  # estimate's default fits this one
+    if cal.engine != default or cal.preset is not None or same:
+        return ""
+    other = "Bayesian" if cal.engine_ == "freq" else "frequentist"
+    return (
+        f"not bacon estimate's {other} one (engine auto): its estimates differ; bacon "
+        f"estimate --engine {cal.engine_} gives these, --engine auto here gives estimate's"
+    )

@@ -177,14 +177,12 @@ def _estimate(
 ) -> int:
     from bacon_bayes.frozen import unvalidated
     from bacon_bayes.io import write_by_suffix
-    from bacon_bayes.model_choice import auto_reason
     from bacon_bayes.order import unique_codes
     from bacon_bayes.planning import resolution_note
     from bacon_bayes.planning.note import round_plan_note
     from bacon_bayes.report.comparisons import comparisons, target_description, uncompared
-    from bacon_bayes.report.text import estimate_output, naive_note, pool_notes, scale_note
+    from bacon_bayes.report.text import estimate_output, naive_note, pool_notes
     from bacon_bayes.results import json_text
-    from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
 
     records = open_ledger(history)  # a damaged ledger stops here, before any work
     anytime = anytime_from_args(args)
@@ -259,7 +257,8 @@ def _estimate(
                         pool, args.alpha, group_column=group, calibrator=mine,
                         plan_command=plan_command(args, pool, cal.engine_),
                         pooling=args.pooling,
-                        anytime=plan_note_anytime(args, anytime), better=better or "higher",
+                        anytime=plan_note_anytime(args, anytime, cal.engine_),
+                        better=better or "higher",
                         max_labels=plan_budget(args, anytime),
                     )
                 )  # fmt: skip
@@ -274,16 +273,19 @@ def _estimate(
         target, note = target_description(cal)
         out["target"] = {"target": target, "note": note}
         out["n_prompts"] = None if pool.prompts is None else int(np.unique(pool.prompts).size)
-        # as the text prints them (unfit judges, unscored rows, comparisons skipped)
+        # as the text prints them (unfit judges, unscored rows, comparisons skipped, and
+        # the notes under the tables: the classical column, the range, the early look)
         out["notes"] = pool_notes(cal) + ([skipped.strip()] if skipped else [])
+        json_means = [cal.estimate_mean(args.alpha, m, **(anytime or {})) for m in methods]
+        closing = closing_notes(cal, args, json_means, groups, anytime, compared)
+        out["notes"] += [n for n in closing.values() if n]
+        out |= {k: v for k, v in header_notes(cal, saved).items() if v}
         if compared is not None:
             out["comparisons"] = compared.to_dict()
         if groups is not None:  # the tables printed: anytime, --pointwise
             out["groups"] = {t.method: t.to_dict() for t in groups}
         if anytime is not None:  # the estimates' intervals: of the sequence at this wave
-            out["mean"] = {
-                m: cal.estimate_mean(args.alpha, m, **anytime).to_dict() for m in methods
-            }
+            out["mean"] = {e.method: e.to_dict() for e in json_means}
             out["interval_kind"] = out["mean"]["aee"]["details"]["interval_kind"]
         if saved is not None:
             out["round"] = round_json(cal, args)
@@ -303,25 +305,18 @@ def _estimate(
         if saved is None
         else f"model {cal.model_name_} ({cal.engine_}) of {round_header(cal, args)}"
     )
-    used = in_means(cal.surrogate_names_, cal.extras_)
-    if cal.extras_:  # visible: which surrogates the AEE means use (e.g. the small-budget rule)
-        fitted += f"; AEE means from {' + '.join(used)}"
-        by_rule = cal.surrogates is None or SMALL_BUDGET in cal.surrogates
-        if saved is not None:
-            fitted += round_surrogates_note(cal)
-        elif used == [JUDGE_RIDGE] and by_rule:
-            fitted += (
-                f" (the judges' leave-one-out ridge: fewer than {ALONE_BELOW:g} labels per "
-                "model coefficient; --surrogates none for the model's)"
-            )
+    said = header_notes(cal, saved)  # the same words as --json's
+    if said["means_from"]:  # visible: which surrogates the AEE means use
+        fitted += f"; AEE means from {said['means_from']}"
     if saved is not None:
         fitted += new_groups_text(cal, args.group or "group")
-    why = auto_reason(cal) if saved is None else ""  # which engine auto took, and why
+    why = said["engine_reason"]  # which engine auto took, and why
     engine = f"engine: {cal.engine_} ({why})\n" if why else ""
     header = (
         f"{pool.n_items} items{prompts}, {pool.n_labeled} labeled, {len(pool.judges)} judges; "
         f"{fitted}\n{engine}{target_line(cal)}"
     )
+    closing = closing_notes(cal, args, means, groups, anytime, compared)
     text = (
         estimate_output(  # the missing scores said in pool_notes, as each engine treats them
             header, pool_notes(cal), {}, pool.label_name, args.alpha, means, quants, groups,
@@ -329,9 +324,9 @@ def _estimate(
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))
         + skipped
-        + scale_note(cal, means, groups)
+        + (f"\nnote: {closing['range']}" if closing["range"] else "")
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
-        + _early_note(cal, args, means, groups, anytime if compared is not None else None)
+        + (f"\nnote: {closing['early_look']}" if closing["early_look"] else "")
     )  # fmt: skip
     if saved is not None:
         text += "\n" + transport_text(cal, args) + refit_text(cal, args, saved)
@@ -340,17 +335,54 @@ def _estimate(
     return 0
 
 
-def _early_note(
-    cal: Any, args: argparse.Namespace, means: list, groups: list | None, anytime: dict | None
-) -> str:
-    """The line on why an early alpha-spending look is wide (report.text.early_look_note),
-    with the differences' widening when the groups were compared (``anytime`` given)."""
+def header_notes(cal: Any, saved: Any) -> dict[str, str]:
+    """What the settings line says besides the model, in the words the text and ``--json``
+    share: ``means_from``, the surrogates the AEE means use (where extra ones are
+    combined; with the small-budget rule's reason, or the round's), and
+    ``engine_reason``, which engine ``auto`` took and why ("" where none)."""
+    from bacon_bayes.model_choice import engine_words
+    from bacon_bayes.surrogates import ALONE_BELOW, JUDGE_RIDGE, SMALL_BUDGET, in_means
+
+    means_from = ""
+    if cal.extras_:
+        used = in_means(cal.surrogate_names_, cal.extras_)
+        means_from = " + ".join(used)
+        by_rule = cal.surrogates is None or SMALL_BUDGET in cal.surrogates
+        if saved is not None:
+            means_from += round_surrogates_note(cal)
+        elif used == [JUDGE_RIDGE] and by_rule:
+            means_from += (
+                f" (the judges' leave-one-out ridge: fewer than {ALONE_BELOW:g} labels per "
+                "model coefficient; --surrogates none for the model's)"
+            )
+    why = engine_words(cal) if saved is None else ""  # status's words, one function
+    return {"means_from": means_from, "engine_reason": why}
+
+
+def closing_notes(
+    cal: Any,
+    args: argparse.Namespace,
+    means: list,
+    groups: list | None,
+    anytime: dict | None,
+    compared: Any,
+) -> dict[str, str]:
+    """The notes under the estimates, in the words the text and ``--json`` share (the
+    JSON's ``notes`` lost them: a user piping ``--json`` read less than the text):
+    ``classical``, what the group table's classical column is where the AEE is shrunk
+    (the text prints it under the table); ``range``, intervals reaching past the labels'
+    range without a scale; ``early_look``, why an early alpha-spending look is wide
+    (:func:`~bacon_bayes.report.text.early_look_note`, with the differences' widening
+    where the groups were compared). "" where a note does not apply."""
+    from bacon_bayes.report.text import classical_note, early_look_note, scale_note
+
     tables = list(groups or [])
-    if anytime is not None and anytime.get("max_labels"):
+    if compared is not None and anytime is not None and anytime.get("max_labels"):
         tables.append(
             cal.compare_groups(args.alpha, not args.pointwise, baseline=args.baseline, **anytime)
         )
-    from bacon_bayes.report.text import early_look_note
-
-    note = early_look_note(means[0], tables)
-    return f"\nnote: {note}" if note else ""
+    return {
+        "classical": (classical_note(groups) if groups else None) or "",
+        "range": scale_note(cal, means, groups).strip().removeprefix("note: "),
+        "early_look": early_look_note(means[0], tables) or "",
+    }

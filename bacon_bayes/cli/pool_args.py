@@ -112,16 +112,20 @@ def plan_budget(args: argparse.Namespace, anytime: dict[str, Any] | None) -> int
     return StudyConfig.read(root).max_labels if (root / CONFIG_FILE).is_file() else None
 
 
-def plan_note_anytime(args: argparse.Namespace, anytime: dict[str, Any] | None) -> str | None:
+def plan_note_anytime(
+    args: argparse.Namespace, anytime: dict[str, Any] | None, engine: str = "freq"
+) -> str | None:
     """``resolution_note``'s ``anytime``: None for fixed intervals, else the command that
-    projects the anytime intervals' labels (``bacon status STUDY``; empty on a table)."""
-
+    projects the anytime intervals' labels (``bacon status STUDY`` with the settings of
+    this command's fit, :func:`~bacon_bayes.cli.printed.status_command`; empty on a
+    table). ``engine``: the one that fitted the intervals."""
+    from bacon_bayes.cli.printed import status_command
     from bacon_bayes.study.folder import CONFIG_FILE
 
     if anytime is None:
         return None
     study = (Path(args.file) / CONFIG_FILE).is_file()
-    return f"bacon status {shlex.quote(str(args.file))}" if study else ""
+    return status_command(args, engine) if study else ""
 
 
 SURROGATES_HELP = (
@@ -186,9 +190,9 @@ def add_calibrator_arguments(p: argparse.ArgumentParser) -> None:
     add_round_arguments(p)
 
 
-def add_pooling_argument(p: argparse.ArgumentParser) -> None:
+def add_pooling_argument(p: argparse._ActionsContainer) -> None:
     """``--pooling auto|shrink|separate``: the group means' pooling (estimate, report,
-    plan)."""
+    plan, status)."""
     p.add_argument(
         "--pooling",
         choices=("auto", "shrink", "separate"),
@@ -413,15 +417,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         # the study's judges, refused with the fix when one left the pool file
         known = {"judges": data.panel(judges)[0], "group": args.group or data.group}
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)
-        return data.to_pool(
-            judges=judges,
-            group=args.group,
-            embedding=args.embedding,
-            text=args.text,
-            prompt=args.prompt,
-            outcome=args.outcome,
-            levels=parse_levels(args.levels),
-        )
+        return data.to_pool(judges=judges, **study_pool_options(args))
     if not args.label and not getattr(args, "labels", None):  # --labels: its one column
         hint = pairwise_hint(args.file)
         raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
@@ -433,6 +429,23 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
             raise
         text = str(exc).rstrip()
         raise ValidationError(f"{text}{'' if text.endswith('.') else '.'}{hint}") from exc
+
+
+def study_pool_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options that read a study folder into a pool besides its judges (group,
+    embedding, text, prompt, outcome, levels; None: the study's own), as
+    ``StudyData.to_pool`` takes them: the one place a command's options become the
+    study's pool, for the command's fit and for every look of it the report refits
+    (:func:`bacon_bayes.study.looks.look_estimates`), so its latest look is the
+    command's own (the report's looks were fitted without ``--embedding``)."""
+    return {
+        "group": args.group,
+        "embedding": args.embedding,
+        "text": args.text,
+        "prompt": args.prompt,
+        "outcome": args.outcome,
+        "levels": parse_levels(args.levels),
+    }
 
 
 #: what the item column of a table without ids holds, said where items are listed (the

@@ -89,6 +89,25 @@ def plan_command(args: argparse.Namespace, pool: EvalPool, engine: str = "freq")
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 
 
+def status_command(args: argparse.Namespace, engine: str = "freq") -> str:
+    """``bacon status STUDY``, as estimate's and report's plan line print it: with the
+    settings of the fit whose intervals the line speaks of, so status answers from the
+    same intervals: ``engine`` (the one that fitted them; status's default is freq),
+    ``--model``, ``--pooling``, ``--group``, ``--alpha``, ``--better lower`` and
+    ``--allow-pending`` where this command took them."""
+    words = ["bacon", "status", str(args.file)]
+    given = [("--group", getattr(args, "group", None)), ("--model", getattr(args, "model", None))]
+    given += [("--engine", engine if engine != "freq" else None)]
+    pooling = getattr(args, "pooling", "auto")
+    given += [("--pooling", pooling if pooling != "auto" else None)]
+    alpha = getattr(args, "alpha", 0.05)
+    given += [("--alpha", f"{alpha:g}" if alpha != 0.05 else None)]
+    given += [("--better", "lower" if getattr(args, "better", None) == "lower" else None)]
+    words += [w for k, v in given if v for w in (k, str(v))]
+    words += ["--allow-pending"] if getattr(args, "allow_pending", False) else []
+    return shlex.join(words)
+
+
 def round_plan_command(args: argparse.Namespace, pool: EvalPool) -> str:
     """``bacon plan FILE ... --calibrator PATH``: the plan of a saved calibrator's fresh
     labels (its goal left to the user: a half-width)."""

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                 calibrator=mine,
                 plan_command=command,
                 pooling=cal.pooling if loaded is not None else args.pooling,  # the page's
-                anytime=plan_note_anytime(args, anytime),
+                anytime=plan_note_anytime(args, anytime, cal.engine_),
                 better=better or "higher",
                 max_labels=plan_budget(args, anytime),
             )
@@ -172,6 +172,7 @@ def study_looks(args: argparse.Namespace, cal: object) -> str:
 
     if str(args.file).endswith(".nc") or not (Path(args.file) / CONFIG_FILE).is_file():
         return ""
+    from bacon_bayes.cli.pool_args import study_pool_options
     from bacon_bayes.report.rounds import sequence_html
     from bacon_bayes.study import StudyConfig
     from bacon_bayes.study.looks import look_estimates
@@ -180,5 +181,6 @@ def study_looks(args: argparse.Namespace, cal: object) -> str:
     looks = look_estimates(
         args.file, cal, alpha=args.alpha, max_labels=budget,  # type: ignore[arg-type]
         allow_pending=bool(getattr(args, "allow_pending", False)),
+        pool_options=study_pool_options(args),  # the command's own pool, at every look
     )  # fmt: skip
     return sequence_html(looks, args.alpha)

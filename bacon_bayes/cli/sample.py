@@ -12,6 +12,7 @@ import numpy as np
 
 from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument
 from bacon_bayes.cli.pairwise import add_model_columns
+from bacon_bayes.cli.pool_args import add_pooling_argument
 from bacon_bayes.cli.study_args import (
     labels_join_hint,
     names_option,
@@ -84,6 +85,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="size the wave for a goal (instead of --budget): half-width=H (the pool mean), "
         "sign=A,B (a pair of groups), or best; draws nothing when it is settled",
     )
+    add_pooling_argument(p)  # --until's group means, as bacon estimate and status pool them
     p.add_argument(
         "--better",
         choices=("higher", "lower"),
@@ -337,6 +339,7 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
                 print(f"study {root} records max_labels = {args.max_labels}; draw with --until")
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
+        fit["pooling"] = args.pooling  # the pairs and best group as status answers them
         with warnings.catch_warnings(record=True) as caught:  # printed as notes, as
             warnings.simplefilter("always", PoolWarning)  # bacon estimate prints them
             args.budget, line = until_budget(

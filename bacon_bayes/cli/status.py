@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bacon_bayes.cli.pool_args import add_pooling_argument
 from bacon_bayes.cli.study_args import refuse_unimported
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
@@ -22,7 +23,11 @@ if TYPE_CHECKING:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``bacon status``."""
-    p = subparsers.add_parser("status", help="labeled / pending items per wave of a study")
+    p = subparsers.add_parser(
+        "status",
+        help="labeled / pending items per wave of a study, and whether its questions are "
+        "settled (pool mean, pairs, best group) or about how many more labels they need",
+    )
     p.add_argument("study", type=Path, help="study folder")
     p.add_argument(
         "--pending-out",
@@ -50,7 +55,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "records once (the default; another is refused): alpha-spending; without one, the "
         "confidence sequence",
     )
-    q.add_argument("--group", help="group column whose pairs and best group to ask about")
+    q.add_argument(
+        "--group",
+        help="group column whose pairs and best group to ask about (default: the study's)",
+    )
     q.add_argument(
         "--better",
         choices=("higher", "lower"),
@@ -62,9 +70,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--engine",
         default="freq",
         choices=("auto", "bayes", "freq"),
-        help="engine of the calibrator (freq, the fast frequentist model, by default)",
+        help="engine of the calibrator: freq (default: the fast frequentist model, read "
+        "after every wave), auto (bacon estimate's default: the Bayesian judge model where "
+        "the family has one) or bayes; where estimate's default fits the other, the "
+        "questions' line says so",
     )
     q.add_argument("--model", help="outcome family of the calibrator")
+    add_pooling_argument(q)  # as bacon estimate's: the group means and pairs it answers from
     q.add_argument("--no-questions", action="store_true", help="only the counts per wave")
     q.add_argument(
         "--allow-pending",
@@ -152,7 +164,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.errors import BaconError, PoolWarning
-    from bacon_bayes.model_choice import auto_engine
+    from bacon_bayes.model_choice import engine_words
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
     from bacon_bayes.study.panel import is_panel_note
@@ -200,6 +212,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
                 model=args.model,
                 group=args.group,
                 allow_pending=args.allow_pending,
+                pooling=args.pooling,
             )
         better = args.better or study.config.better
         found = questions(cal, alpha=args.alpha, half_width=args.half_width,
@@ -211,11 +224,8 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     missing = f"; {pending_text(waiting)} pending: missing at random" if args.allow_pending else ""
     missing = missing if waiting else ""
     model = f"model {cal.model_name_} ({cal.engine_})"
-    if cal.engine_ == "freq" and args.model is None and auto_engine(cal.model_name_) == "bayes":
-        model += (  # WMT's MQM: a hurdle model, whose best system differed from estimate's
-            ", not bacon estimate's Bayesian one (engine auto): its estimates differ; "
-            "bacon estimate --engine freq gives these"
-        )
+    if args.model is None and (said := engine_words(cal, default="freq")):
+        model += f", {said}" if cal.engine == "freq" else f"; engine: {said}"  # as estimate's
     print(
         f"questions after wave {wave} ({cal.pool_.n_labeled} labels{missing}; {kind}, "
         f"{100 * (1 - args.alpha):g}% at every wave; {model}):"

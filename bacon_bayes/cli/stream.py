@@ -90,7 +90,7 @@ def wants_stream(args: argparse.Namespace) -> bool:
 
 def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | None) -> int:
     """Estimate from a streamed pool and print the tables of ``bacon estimate``."""
-    from bacon_bayes.report.text import estimate_output
+    from bacon_bayes.report.text import classical_note, estimate_output
     from bacon_bayes.results import json_text
 
     for name in UNSTREAMED:
@@ -142,6 +142,8 @@ def run_stream(args: argparse.Namespace, calibrator: Any, levels: list[float] | 
         if compared is not None:
             out["comparisons"] = compared.to_dict()
         out["notes"] = [*result.fit.notes, *([too_many] if too_many else [])]  # as printed
+        # the classical column's note printed under the group table (shrunk AEE means)
+        out["notes"] += [n for n in [classical_note(result.groups or [])] if n]
         print(json_text(out))
         return 0
     fit = result.fit

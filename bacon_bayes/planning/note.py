@@ -10,7 +10,12 @@ import numpy as np
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.order import natural_sorted, unique_codes
-from bacon_bayes.planning.outlook import planning_basis, shrink_prior, weakest_lead
+from bacon_bayes.planning.outlook import (
+    planning_basis,
+    planning_means,
+    shrink_prior,
+    weakest_lead,
+)
 from bacon_bayes.planning.plan import DesignPlan, Goal, plan
 from bacon_bayes.planning.predict import PilotStatistics, pilot_statistics, predict
 from bacon_bayes.pool import EvalPool
@@ -20,9 +25,11 @@ __all__ = [
     "NOTE_DESIGNS",
     "goal_examples",
     "indistinguishable",
+    "lone_lead",
     "narrowing",
     "resolution_note",
     "top_lead_untold",
+    "top_untold",
     "untold_lead",
 ]
 
@@ -110,14 +117,14 @@ def resolution_note(
             f"bacon plan: the labels that would resolve the top {what} cannot be predicted "
             f"from this pilot yet ({str(exc).rstrip('.')})."
         )
-    tied = indistinguishable(st, pooling, better)
-    if tied is not None:
+    untold = top_untold(st, pooling, better, "these labels" if anytime else "this pilot")
+    if untold is not None:
         basis = planning_basis(st, shrink_prior(st), pooling)[1]
         which = "" if "bacon estimate" in basis else _other_surrogate(calibrator)
         if anytime:  # a study's labels, gathered in waves: not a pilot
             basis = basis.replace("the pilot's", "the study's")
         whose = "the study's" if anytime else "the pilot's"
-        return _tied_note(st, tied, what, which, basis, better, anytime, max_labels) + (
+        return _tied_note(st, untold, what, which, basis, anytime, max_labels) + (
             f" `bacon plan --top` takes {whose} lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
             if run
@@ -207,17 +214,80 @@ def untold_lead(
 
 
 def top_lead_untold(cal: Calibrator, better: str = "higher", pooling: str = "auto") -> str:
-    """:func:`untold_lead` of ``cal``'s pool where its top group's lead is under one
-    standard error (:func:`indistinguishable` on the pilot statistics of ``cal``, the one
-    decision ``bacon estimate``'s plan line takes), else ``""``: ``bacon status`` then
-    gives no count for the top group where estimate says it cannot be told (H5, WMT22:
-    status said "about 3339 more labels" with a caution)."""
+    """The words of :func:`top_untold` on the pilot statistics of ``cal`` (the one
+    decision ``bacon estimate``'s plan line takes) where the labels needed to resolve the
+    top group cannot be told, else ``""``: ``bacon status`` then gives no count for the
+    top group where estimate says it cannot be told (H5, WMT22: status said "about 3339
+    more labels" with a caution); ``pooling``: the group estimator's, as the command's."""
     try:
         st = pilot_statistics(cal.pool_, cal)
     except ValidationError:  # too few labels for the pilot: estimate's line says so
         return ""
+    untold = top_untold(st, pooling, better, "these labels")
+    return "" if untold is None else untold[1]
+
+
+def top_untold(
+    st: PilotStatistics, pooling: str = "auto", better: str = "higher", source: str = ""
+) -> tuple[str, str] | None:
+    """Whether the labels needed to resolve the top group cannot be told from ``source``
+    (``"these labels"``): its lead over some group is under one standard error
+    (:func:`indistinguishable`), or the top group or a group it leads has one label, no
+    standard error of its own (:func:`lone_lead`: the lead is then the shrinkage's guess
+    of that group's mean, not its labels'; ``bacon status`` said so on the top group
+    while ``bacon estimate``'s plan line counted labels from it). Returns what the lead
+    is (``"is indistinguishable from zero"``) and the words both commands print, or None
+    where a count can be given."""
     tied = indistinguishable(st, pooling, better)
-    return "" if tied is None else untold_lead(st, tied, better, "these labels")
+    if tied is not None:
+        return "is indistinguishable from zero", untold_lead(st, tied, better, source)
+    lone = lone_lead(st, pooling, better)
+    if lone is None:
+        return None
+    top, other, alone, gap = lone
+    return "rests on a group of one label", (
+        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}"
+        f"{' (lower is better)' if better == 'lower' else ''}, and {st.names[alone]} has one "
+        f"label, no standard error of its own, so the labels needed to resolve it cannot be "
+        f"told from {source} (label {st.names[alone]} first)"
+    )
+
+
+#: a lead over a group of one label (or of a top of one label) counts as resting on it
+#: while under this many standard errors of the pilot: beyond, the pair is resolved
+#: whatever that group's own variance (its interval excludes 0 at about 95%)
+LONE_LEAD_SE = 2.0
+
+
+def lone_lead(
+    st: PilotStatistics, pooling: str = "auto", better: str = "higher"
+) -> tuple[int, int, int, float] | None:
+    """The top group on the plan's means (as :func:`~bacon_bayes.planning.outlook.
+    weakest_lead` takes it) where its lead over a group of exactly one label (over any
+    group, where the top has one) is under :data:`LONE_LEAD_SE` standard errors of the
+    pilot (uniform design): the top, the group it leads by the fewest standard errors
+    among those, the group of one label, and the lead; None otherwise."""
+    labels = np.asarray(st.labels)
+    if len(st.names) < 2 or st.n_labeled == 0 or not (labels == 1).any():
+        return None
+    means = planning_means(st, shrink_prior(st), pooling) * (-1.0 if better == "lower" else 1.0)
+    if not np.isfinite(means).any():
+        return None
+    top = int(np.nanargmax(means))
+    cov = predict(st, "uniform", st.n_labeled).cov
+    near: list[tuple[float, int]] = []
+    for k in np.flatnonzero(np.isfinite(means)):
+        var = cov[top, top] + cov[k, k] - 2.0 * cov[top, k]
+        if k == top or 1 not in (labels[top], labels[k]) or not var > 0:
+            continue
+        z = float(means[top] - means[k]) / math.sqrt(var)
+        if z < LONE_LEAD_SE:
+            near.append((z, int(k)))
+    if not near:
+        return None
+    other = min(near)[1]
+    alone = top if labels[top] == 1 else other
+    return top, other, alone, float(means[top] - means[other])
 
 
 def indistinguishable(
@@ -274,28 +344,24 @@ def _other_surrogate(cal: Calibrator | None) -> str:
 
 def _tied_note(
     st: PilotStatistics,
-    tied: tuple[int, int, float, float],
+    untold: tuple[str, str],
     what: str,
     which: str = "",
     basis: str = "the pilot's shrunk means",
-    better: str = "higher",
     anytime: str | None = None,
     max_labels: int | None = None,
 ) -> str:
-    """The line of a lead under one standard error: what doubling the labels (at most
-    what is left of ``max_labels``) would do to one look's interval of the pool mean
-    (under ``anytime`` intervals, said to be one look's, not theirs)."""
+    """The line of a lead whose labels cannot be told (:func:`top_untold`: what the lead
+    is, and its words): what doubling the labels (at most what is left of
+    ``max_labels``) would do to one look's interval of the pool mean (under ``anytime``
+    intervals, said to be one look's, not theirs)."""
     n0, N = st.n_labeled, st.n_items
     more = min(n0, N - n0)
     capped = ""
     if max_labels is not None and max_labels - n0 < more:
         more = max(int(max_labels) - n0, 0)
         capped = f"; the {more} left of the study's budget, max_labels = {max_labels}"
-    source = "these labels" if anytime else "this pilot"
-    said = (
-        f"bacon plan: the top {what}'s lead is indistinguishable from zero here: in "
-        f"{basis}{which}, {untold_lead(st, tied, better, source)}."
-    )
+    said = f"bacon plan: the top {what}'s lead {untold[0]} here: in {basis}{which}, {untold[1]}."
     if more <= 0:
         return said
     shrink = narrowing(st, more)

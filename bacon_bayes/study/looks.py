@@ -7,8 +7,9 @@ decides its questions from these."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -104,12 +105,14 @@ def fit_study(
     seed: int = 0,
     group: str | None = None,
     allow_pending: bool = False,
+    pooling: str = "auto",
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
     wave whose labels are all in), on the label's range the study recorded (its
     ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
     column; ``allow_pending``: items without a label up to ``wave`` are missing at random
-    (:func:`~bacon_bayes.study.load_study`)."""
+    (:func:`~bacon_bayes.study.load_study`); ``pooling``: the group means', as ``bacon
+    estimate --pooling`` takes it."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.study import StudyConfig, load_study
 
@@ -121,7 +124,14 @@ def fit_study(
         )
     pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
     scale = StudyConfig.read(Path(root)).label_range
-    return Calibrator(model, engine=engine, folds=folds, seed=seed, scale=scale).fit(pool)
+    return Calibrator(
+        model,
+        engine=engine,
+        folds=folds,
+        seed=seed,
+        scale=scale,
+        pooling=pooling,  # type: ignore[arg-type]
+    ).fit(pool)
 
 
 def look_estimates(
@@ -131,13 +141,18 @@ def look_estimates(
     alpha: float = 0.05,
     max_labels: int | None = None,
     allow_pending: bool = False,
+    pool_options: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The pool mean at every look of a study (each wave up to the latest fully labeled
     one, or up to the latest with ``allow_pending``, its items without labels missing at
     random, as the estimate it goes with): a calibrator with ``cal``'s settings fitted on
     the study as it stood then (:func:`~bacon_bayes.study.load_study` with
     ``up_to_wave``), its fixed interval and the anytime one (``max_labels``:
-    alpha-spending, else the confidence sequence).
+    alpha-spending, else the confidence sequence). ``pool_options``: how the command read
+    the study into ``cal``'s pool (``StudyData.to_pool``'s options: embedding, text,
+    outcome...; :func:`bacon_bayes.cli.pool_args.study_pool_options`), used at every look
+    (by default ``cal``'s judges, group and prompt columns alone: a look read without the
+    command's ``--embedding`` was another fit than the command's).
 
     Columns: wave, labels, estimate, fixed_low, fixed_high, anytime_low, anytime_high,
     interval_kind; ``attrs["changed"]``: the rows whose labels were replaced after their
@@ -146,25 +161,24 @@ def look_estimates(
     the looks before it, which its alpha-spending boundary's correlation reads
     (:func:`~bacon_bayes.look_fits.hand_over`), and the look whose pool is ``cal``'s is
     ``cal`` itself, so its row is ``cal``'s own anytime interval."""
-    import inspect
-
     from bacon_bayes.study import Study, load_study
 
     study = Study.open(root)
     numbers = study.wave_numbers
     last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
     waves = [w for w in numbers if last is not None and w <= last]
-    settings = inspect.signature(type(cal).__init__).parameters
-    kwargs = {k: getattr(cal, k) for k in settings if k != "self" and hasattr(cal, k)}
+    # cal's settings with the seed and engine its fit used (a seed drawn for seed=None,
+    # auto resolved), as look_fits refits a look: every look fitted as cal was
+    kwargs = cal.get_params() | {"seed": cal.seed_, "engine": cal.engine_}
     rows: list[dict] = []
     fits: list[LookFit] = []
+    read = {"group": cal.pool_.group_name, "prompt": cal.pool_.prompt_name}
+    read |= {k: v for k, v in (pool_options or {}).items() if v is not None}
+    mine = replace(cal.pool_, notes=())  # a look's notes (a pending wave's) are no setting
     for wave in waves:
-        pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(
-            judges=list(cal.pool_.judges),
-            group=cal.pool_.group_name,
-            prompt=cal.pool_.prompt_name,
-        )
-        if pool == cal.pool_:  # the command's own fit is this look
+        data = load_study(root, up_to_wave=wave, allow_pending=allow_pending)
+        pool = data.to_pool(judges=list(cal.pool_.judges), **read)
+        if replace(pool, notes=()) == mine:  # the command's own fit is this look
             look = cal
         else:
             with warnings.catch_warnings():  # each look's notes are the command's own fit's

@@ -46,6 +46,7 @@ def labels_needed(
     max_labels: int | None,
     cap: float,
     df: np.ndarray | None = None,
+    cosines: np.ndarray | None = None,
 ) -> np.ndarray:
     """About how many more labels bring each row's anytime half-width to its target.
 
@@ -72,6 +73,14 @@ def labels_needed(
         pilot (10 labels a group, df 9: 6.8 where the normal boundary was 4.0), it
         asked 3-4 times the labels that settled a sign (TriviaQA: 1,406 where 400-500
         did).
+    cosines : array, shape (K - 1,), optional
+        Alpha-spending: the adjacent looks' cosines the intervals' boundary is on (the
+        looks' own correlation, ``details["anytime"]["cosines"]``,
+        :func:`~bacon_bayes.estimate.anytime.correlated_information`); the look to come is
+        assumed to meet the latest as the latest met the one before (the last cosine
+        again: the surrogate refitted as much once more). Without, or all 1: the
+        canonical correlation. Only the critical values read them; the width narrows with
+        the information itself.
 
     Returns
     -------
@@ -93,7 +102,18 @@ def labels_needed(
     def scale(c: np.ndarray, total: float) -> np.ndarray:  # on the row's own t scale
         return anytime.studentised(c, dfs * total / n)
 
-    now = scale(anytime.sequential_critical_values(info[todo], levels[todo], times=times), n)
+    own = times is not None and cosines is not None and np.size(cosines) > 0
+    cos = np.asarray(cosines if own else [], float)
+
+    def boundary(grown: np.ndarray, more: np.ndarray | None) -> np.ndarray:
+        """The critical values at the last look of ``grown``, on the looks' own
+        correlation where known (the next look's cosine: the last one again)."""
+        if own:
+            steps = cos if grown.shape[1] == cos.size + 1 else np.append(cos, cos[-1])
+            grown = anytime.correlated_information(grown, steps)
+        return anytime.sequential_critical_values(grown, levels[todo], times=more)
+
+    now = scale(boundary(info[todo], times), n)
     base, h, goal = info[todo, -1], half[todo], target[todo]
 
     def shrink(total: float) -> np.ndarray:  # sqrt(I_now / I_total), 0 once exact
@@ -105,7 +125,7 @@ def labels_needed(
     for j, total in enumerate(totals):  # one more look at ``total`` labels
         grown = np.column_stack([info[todo], np.asarray(grow(total), float)[todo]])
         more = None if max_labels is None else np.append(looks, total) / float(max_labels)
-        c = anytime.sequential_critical_values(grown, levels[todo], times=more)
+        c = boundary(grown, more)
         ratio[:, j] = np.where(c == 0, 0.0, scale(c, total) / now)
     widths = h[:, None] * np.column_stack([shrink(t) for t in totals]) * ratio
     ok = widths <= goal[:, None]

@@ -16,7 +16,10 @@ every group wholly and settles every sign with a non-zero estimate): a half-widt
 at ``n`` labels becomes about ``h sqrt(I(n) / I(n + m)) c(n + m) / c(n)``, with ``c``
 the sequential critical value of a look at ``n + m`` labels (one more look with the
 information ``I`` grown in proportion, with the finite-pool correction the intervals
-take: :func:`~bacon_bayes.estimate.anytime.effective_labels`; where the pool mean weighs
+take: :func:`~bacon_bayes.estimate.anytime.effective_labels`; on the correlation of the
+looks the interval's boundary is on: the pool mean's looks' own where its interval uses it,
+:mod:`bacon_bayes.look_fits`, the look to come assumed to meet the latest as the latest met
+the one before, else the canonical one; where the pool mean weighs
 waves of items and of prompts by their precision, by what a uniform wave adds to it:
 :func:`~bacon_bayes.sequential.uniform_wave_gain`); a Student-t row's ``c`` is read at
 its df grown with the labels (:func:`~bacon_bayes.estimate.anytime.studentised`), not
@@ -243,11 +246,15 @@ def _mean_question(
         df = np.array([float(row.details.get("df") or np.nan)])
         half = np.array([0.5 * (row.ci_high - row.ci_low)])
         level, goal = levels(row.details["anytime"]), np.array([half_width])
+        # the boundary on the row's own correlation of the looks where its interval is
+        # (look_fits; the next look's cosine assumed the last one's), else canonical
+        own = row.details["anytime"].get("cosines")
+        cosines = None if own is None else np.asarray(own, float)
 
         def count(h: np.ndarray) -> np.ndarray:
             return labels_needed(
                 looks, info[None, :], level, h, goal,
-                grow=grow, max_labels=max_labels, cap=cap, df=df,
+                grow=grow, max_labels=max_labels, cap=cap, df=df, cosines=cosines,
             )  # fmt: skip
 
         point = float(count(half)[0])
@@ -379,8 +386,10 @@ def questions(
         )
     from bacon_bayes.planning.note import top_lead_untold  # estimate's decision, shared
 
-    lone_pairs = np.where(alone, LONE_LEAD, "")
-    best = _best_question(means, diffs, need, cap, better, lone_pairs, top_lead_untold(cal, better))
+    # whether the top group's count can be told is estimate's plan line's decision alone
+    # (a lead under one standard error, or over a group of one label), on the same pooling
+    untold = top_lead_untold(cal, better, cal.pooling)
+    best = _best_question(means, diffs, need, cap, better, untold=untold)
     shown = f"top {pool.group_name or 'group'} ({best_words(better)})"  # as bacon plan says
     out.append(replace(best, caveat=caveat, shown=shown))
     return out
@@ -441,9 +450,11 @@ def _best_question(
     need: np.ndarray,
     cap: str,
     better: str,
-    noise: np.ndarray | None = None,
     untold: str = "",
 ) -> Question:
+    """The best group's question; ``untold``: the words of a top group whose count cannot
+    be told (:func:`~bacon_bayes.planning.note.top_lead_untold`, as ``bacon estimate``'s
+    plan line decides it), printed instead of a count."""
     ranks = rank_intervals(means, descending=better == "higher", diffs=diffs)
     top = int(np.nanargmin(ranks["rank"]))
     name = str(means.names[top])
@@ -464,12 +475,8 @@ def _best_question(
             f"labels): label {'them' if len(bare) > 1 else 'it'} first",
             None,
         )
-    tied = next((str(noise[k]) for k in touching if noise[k]), "") if noise is not None else ""
-    if untold:  # under one standard error (bacon estimate's plan line): no count
-        answer += f"; {untold}"
-    else:
-        answer += f"{UNTOLD} ({tied})" if tied else _more_text(m, cap, point=True)
-    return Question(title, False, answer, float(m), noise=bool(untold or tied))
+    answer += f"; {untold}" if untold else _more_text(m, cap, point=True)
+    return Question(title, False, answer, float(m), noise=bool(untold))
 
 
 def goal_question(
