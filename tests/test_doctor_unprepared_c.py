@@ -10,8 +10,10 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bacon_bayes.cli import main
 from bacon_bayes.words import as_numbers, text_numbers
 
+from .printed import run_python_line
 from .test_doctor_messy import doctor, estimate_json, found
 from .test_doctor_values import _line, _table
 
@@ -77,3 +79,35 @@ def test_doctor_names_only_the_failures_beside_scores_out_of_five(tmp_path, caps
         estimate_json([str(fixed), *common], capsys)["mean"]
         == estimate_json([str(plain), *common], capsys)["mean"]
     )
+
+
+def test_a_judges_failure_cells_are_emptied_by_the_line_doctor_prints(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding: a long table whose score column has ``error`` where the judge failed (a
+    semicolon file of decimal commas): doctor said "empty those cells and run bacon doctor
+    again" with no way to; the user had to write the pandas. It prints the line that
+    writes the table with those cells empty, which runs as printed, and doctor on what it
+    writes finds the judges (the long table's pivot)."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    frame.attrs = {}  # the messy table's truth: melt compares attrs
+    long = frame.melt(
+        id_vars=["id", "prompt", "system", "human"],
+        value_vars=["llm_a", "llm_b", "llm_c"],
+        var_name="judge",
+        value_name="score",
+    )
+    cells = long["score"].map(lambda v: f"{v:g}").astype(object)
+    cells.iloc[[4, 50, 200]] = ["error", " error", "timeout"]
+    long.assign(score=cells).to_csv("long.csv", sep=";", decimal=",", index=False)
+    assert main(["doctor", "long.csv"]) == 0
+    out = capsys.readouterr().out
+    can = out.split("what can be computed:")[1]
+    assert "empty those cells: " in can and "then bacon doctor long_scores.csv" in can, can
+    run_python_line(can, cwd=tmp_path)
+    written = pd.read_csv("long_scores.csv")
+    assert written["score"].isna().sum() == 3 and written["score"].notna().sum() == len(long) - 3
+    assert main(["doctor", "long_scores.csv"]) == 0
+    again = capsys.readouterr().out
+    assert "a long table: 'judge' names the judge of each row" in again, again

@@ -514,8 +514,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             return [
                 f"nothing yet: no judge column found; column{'s' * (len(failed) > 1)} "
                 f"{names_text(map(repr, failed))} hold{'s' * (len(failed) == 1)} scores but for "
-                "a few cells of other text (above): empty those cells and run bacon doctor "
-                "again"
+                "a few cells of other text (above): empty those cells"
+                + (f": {r.failed_fix}" if r.failed_fix else " and run bacon doctor again")
             ]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())

@@ -225,6 +225,35 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
 
 
+#: the most distinct failure texts :func:`emptied_line` lists in the line it prints
+MOST_FAILURES = 20
+
+
+def failure_texts(s: pd.Series) -> list[str]:
+    """The distinct cells of a column of scores that are no score (:func:`text_cells`),
+    as written, spaces around them taken off."""
+    return sorted(set(_other(s)[1].astype(str).str.strip()))
+
+
+def emptied_line(read: str, path: str, cells: dict[str, list[str]]) -> str | None:
+    """A shell line that writes the table ``read`` (the pandas call) reads from ``path``
+    with the cells ``cells`` names empty (column -> its failure texts, ``error``) into
+    ``<stem>_scores.csv`` in the working folder, then the doctor to run on it; None for
+    more than :data:`MOST_FAILURES` texts in a column (the line would be unreadable)."""
+    from bacon_bayes.csv_format import pandas_command
+    from bacon_bayes.study.folder import file_stem
+
+    if any(len(v) > MOST_FAILURES for v in cells.values()):
+        return None
+    out = f"{file_stem(path)}_scores.csv"
+    masks = "".join(
+        f"s = df[{c!r}]; df[{c!r}] = s.mask(s.astype(str).str.strip().isin({v!r})); "
+        for c, v in cells.items()
+    )
+    line = pandas_command(f"df = {read}; {masks}df.to_csv({out!r}, index=False)")
+    return f"{line}, then bacon doctor {shlex.quote(out)}"
+
+
 def unused_strings(filled: pd.Series, max_groups: int) -> str:
     """Why a column of strings (its ``filled`` cells) plays no part: names of at most
     ``max_groups`` groups written several ways (:func:`case_variants`), else its distinct

@@ -23,6 +23,8 @@ from bacon_bayes.doctor.cells import (
     WORDS,
     case_variants,
     decimal_commas,
+    emptied_line,
+    failure_texts,
     is_str,
     letter_columns,
     listed_cells,
@@ -111,6 +113,9 @@ class Roles:
     label_cells : str
         When the label column holds labels but for cells of other text (``unsure``), so
         none was taken: the column, its cells and the fix (``""`` otherwise).
+    failed_fix : str
+        The shell line that empties the failure cells (``error``) of columns of scores
+        left out for them, and the doctor to run then (``""``: none, or no file to read).
     raters : str
         When other columns rate the items the label rates (``rater 1``, ``rater 2``):
         who, their agreement, and how to take their mean as the label (``""`` otherwise).
@@ -130,6 +135,7 @@ class Roles:
     long: str | None = None
     long_key: list[str] = field(default_factory=list)
     label_cells: str = ""
+    failed_fix: str = ""
     raters: str = ""
     wave: str | None = None
 
@@ -322,10 +328,18 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
 
 
 def _find_failed_scores(
-    frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles
+    frame: pd.DataFrame,
+    meta: TableMeta,
+    given: list[str] | None,
+    roles: Roles,
+    read: str | None = None,
+    file: str | None = None,
 ) -> None:
     """Leave out, with the cells and the fix, string columns of scores but for a few text
-    cells: taken as strings they would pass for a group, prompt or category."""
+    cells: taken as strings they would pass for a group, prompt or category. With the
+    file's pandas call ``read`` and its ``file``, the fix of a judge's failure cells is
+    the line that empties them (:func:`~bacon_bayes.doctor.cells.emptied_line`)."""
+    failed: dict[str, list[str]] = {}
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
@@ -377,6 +391,13 @@ def _find_failed_scores(
                 f"{FAILED} {cells}: a judge's failures? Not taken as a judge; "
                 f"{JUDGE_CELLS_FIX} and run again"
             )
+            failed[str(c)] = failure_texts(frame[c])
+    if failed and read is not None and file is not None:
+        roles.failed_fix = emptied_line(read, file, failed) or ""
+    for c in failed if roles.failed_fix else ():
+        roles.left_out[c] = roles.left_out[c].removesuffix(" and run again") + (
+            f": {roles.failed_fix}"
+        )
 
 
 def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
@@ -574,7 +595,7 @@ def find_roles(
     roles.raters = found.raters
     if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
         roles.wave, roles.reasons["wave"] = wave
-    _find_failed_scores(frame, meta, judges, roles)
+    _find_failed_scores(frame, meta, judges, roles, read, file)
     skip = [c for c in (roles.item, group, prompt, *(judges or ()), *roles.left_out) if c]
     for col, why in letter_columns(frame, roles.label, skip, file, read).items():
         roles.left_out[col] = why
