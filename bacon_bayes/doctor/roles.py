@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
+    POINTS_FIX,
     SCORE_UNITS,
     SPELLING_FIX,
     UNITS,
@@ -30,6 +31,7 @@ from bacon_bayes.doctor.cells import (
     listed_cells,
     numeric,
     one_spelling_line,
+    points_line,
     text_cells,
     unit_cells,
     unused_strings,
@@ -340,6 +342,7 @@ def _find_failed_scores(
     file's pandas call ``read`` and its ``file``, the fix of a judge's failure cells is
     the line that empties them (:func:`~bacon_bayes.doctor.cells.emptied_line`)."""
     failed: dict[str, list[str]] = {}
+    points = "semicolon-separated" in str(frame.attrs.get("read as", ""))  # decimal points
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
@@ -364,14 +367,17 @@ def _find_failed_scores(
                 f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
             )
             continue
-        commas = None if cells or units else decimal_commas(frame[c])
+        commas = None if cells or units else decimal_commas(frame[c], points)
+        # in a semicolon file of decimal points, this column's commas: written as points
+        line = points_line(read, file, str(c)) if commas and points else None
         if commas and roles.label is None and label_like:
-            fix = f"{COMMAS_FIX}, and run again"
+            fix = f"{POINTS_FIX}: {line}" if line else f"{COMMAS_FIX}, and run again"
             roles.left_out[str(c)] = f"{COMMAS} {commas}: labels? Not taken as the label; {fix}"
             roles.reasons["label"] = f"none: {str(c)!r} holds {COMMAS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {COMMAS} {commas}: {fix}"
         elif commas:
-            roles.left_out[str(c)] = f"{COMMAS} {commas}: {COMMAS_FIX} to use the column"
+            fix = f"{POINTS_FIX}: {line}" if line else f"{COMMAS_FIX} to use the column"
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: {fix}"
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
