@@ -31,7 +31,12 @@ from bacon_bayes.cli.pool_args import (
     read_files,
     target_line,
 )
-from bacon_bayes.cli.printed import better_rerun, plan_command, round_plan_command
+from bacon_bayes.cli.printed import (
+    better_rerun,
+    plan_command,
+    round_plan_command,
+    scale_rerun,
+)
 from bacon_bayes.cli.rounds import (
     fresh_enough,
     new_groups_text,
@@ -329,7 +334,7 @@ def _estimate(
         )
         + ("" if compared is None else "\n" + compared.to_text(args.pairs))
         + skipped
-        + scale_note(cal, means, groups)
+        + scale_rerun(scale_note(cal, means, groups), args)
         + (f"\nnaive (raw judge avg) left out: {left_out}" if left_out else "")
         + _early_note(cal, args, means, groups, anytime if compared is not None else None)
     )  # fmt: skip

@@ -107,16 +107,33 @@ def better_rerun(note: str | None, args: argparse.Namespace) -> str | None:
     in place of any it had, so the hint is followed by copying it (it said only "pass
     --better lower", doctor's command carrying it)."""
     way = re.search(r"pass --better (lower|higher)", note or "")
+    command = None if way is None else rerun_with(args, "--better", ["--better", way[1]])
+    return note if command is None else f"{note}; run: {command}"
+
+
+def scale_rerun(note: str, args: argparse.Namespace) -> str:
+    """The note that intervals reach past the labels' range (``note``, which says ``pass
+    --scale=-inf:0``; ``""`` or another note as it is) with the command to run: the one
+    just run with that ``--scale``, so the hint is followed by copying it."""
+    found = re.search(r"pass (--scale=\S+|--scale \S+) to keep", note)
+    command = None if found is None else rerun_with(args, "--scale", shlex.split(found[1]))
+    return note if command is None else f"{note}; run: {command}"
+
+
+def rerun_with(args: argparse.Namespace, option: str, words: list[str]) -> str | None:
+    """The command just run (``args.argv``, as :func:`bacon_bayes.cli.main` keeps it) with
+    ``words`` (``--better lower``) in place of any ``option`` it had, shell-quoted; None
+    where the command line is not known (a library call)."""
     argv = getattr(args, "argv", None)
-    if way is None or argv is None:
-        return note
-    words, skip = [], False
+    if argv is None:
+        return None
+    kept, skip = [], False
     for w in argv:
-        if skip or w == "--better" or w.startswith("--better="):
-            skip = w == "--better"
+        if skip or w == option or w.startswith(f"{option}="):
+            skip = w == option
             continue
-        words.append(w)
-    return f"{note}; run: {shlex.join(['bacon', *words, '--better', way[1]])}"
+        kept.append(w)
+    return shlex.join(["bacon", *kept, *words])
 
 
 def program() -> str:
