@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -270,14 +270,18 @@ def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:
     return number, f"read as numbers, the level names after them dropped ({said})"
 
 
-def word_levels(column: pd.Series) -> tuple[str, str] | None:
+def word_levels(
+    column: pd.Series, line: Callable[[str], str] | None = None
+) -> tuple[str, str] | None:
     """A column of labels written as 2 to :data:`MOST_LEVELS` words (not numbers) that
     are not all read as numbers (a third level beside ``Yes`` / ``No``: ``Partially``;
     ``good`` / ``ok`` / ``bad``), each on at least :data:`LEVEL_SHARE` of its filled cells:
     the levels with their counts (``'Yes' (152), 'No' (120), 'Partially' (48)``) and how
     to map them to numbers (a pandas line). None for any other column: a rare word among
     verdicts is a failure (``error``), which the cells' check names. Emptying a level's
-    cells would delete real labels, all of one kind, and bias the estimate."""
+    cells would delete real labels, all of one kind, and bias the estimate. ``line``: the
+    shell line that runs the pandas code given on the file read and writes it (doctor's),
+    else the code alone is shown."""
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
     try:
@@ -312,10 +316,11 @@ def word_levels(column: pd.Series) -> tuple[str, str] | None:
         f"{w!r}: {v:g}" for w, v in sorted(values.items(), key=_second, reverse=True)
     )
     name = column.name
+    code = f"df[{name!r}] = df[{name!r}].map({{{mapping}}})"
     fix = (
         "levels, not failures (emptying a level's cells would leave out labels all of one "
-        f"kind and bias the estimate): map them to numbers, e.g. in pandas: df[{name!r}] = "
-        f"df[{name!r}].map({{{mapping}}}) ({hint})"
+        f"kind and bias the estimate): map them to numbers ({hint}), e.g. "
+        + (f"with: {line(code)}" if line else f"in pandas: {code}")
     )
     return f"{len(counts)} words ({shown})", fix
 

@@ -192,3 +192,22 @@ def test_the_scale_hint_of_intervals_past_the_labels_range_runs(tmp_path, capsys
     assert command[0] == "bacon" and command[-1] == "--scale=-inf:0", note
     assert main(command[1:]) == 0
     assert "reach past" not in capsys.readouterr().out
+
+
+def test_labels_written_as_words_are_mapped_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding: labels written Good / Okay / Bad: doctor gave "e.g. in pandas:
+    df['human'] = df['human'].map({...})", a statement to build a script around. It prints
+    the line that writes the table with them mapped and the doctor to run on it; that
+    doctor takes the column as the label."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    words = frame["human"].map(lambda v: "Good" if v >= 4 else "Okay" if v >= 3 else "Bad")
+    frame.assign(human=words.where(frame["human"].notna())).to_csv("words.csv", index=False)
+    assert main(["doctor", "words.csv"]) == 0
+    left = _line(capsys.readouterr().out, "left out", "human")
+    assert "in pandas: df[" not in left and "then bacon doctor words_levels.csv" in left, left
+    run_python_line(left, cwd=tmp_path)
+    assert main(["doctor", "words_levels.csv"]) == 0
+    assert found(capsys.readouterr().out, "label") == ["human"]

@@ -6,6 +6,7 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from bacon_bayes.doctor.cells import (
     WORDS,
     case_variants,
     decimal_commas,
+    doctor_again,
     emptied_line,
     failure_texts,
     is_str,
@@ -343,6 +345,8 @@ def _find_failed_scores(
     the line that empties them (:func:`~bacon_bayes.doctor.cells.emptied_line`)."""
     failed: dict[str, list[str]] = {}
     points = "semicolon-separated" in str(frame.attrs.get("read as", ""))  # decimal points
+    # labels written as words: the line that maps them to numbers, and doctor on its file
+    mapped = None if read is None or file is None else partial(doctor_again, read, file, "levels")
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
@@ -359,12 +363,13 @@ def _find_failed_scores(
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
-        levels = None if cells or units else word_levels(frame[c])
+        levels = None if cells or units else word_levels(frame[c], mapped)
         if levels and label_like and roles.label is None:
-            roles.left_out[str(c)] = f"{WORDS} {levels[0]}: {levels[1]}, and run again"
+            again = "" if mapped else ", and run again"  # the line runs doctor again
+            roles.left_out[str(c)] = f"{WORDS} {levels[0]}: {levels[1]}{again}"
             roles.reasons["label"] = f"none: {str(c)!r} holds {WORDS} words (below)"
             roles.label_cells = (
-                f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
+                f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}{again}"
             )
             continue
         commas = None if cells or units else decimal_commas(frame[c], points)
