@@ -211,3 +211,29 @@ def test_labels_written_as_words_are_mapped_by_a_line_that_runs(
     run_python_line(left, cwd=tmp_path)
     assert main(["doctor", "words_levels.csv"]) == 0
     assert found(capsys.readouterr().out, "label") == ["human"]
+
+
+def test_a_long_tables_labels_per_group_count_items_not_rows(tmp_path, capsys) -> None:
+    """Finding: on a long table (one row per item and judge, 3 judges) doctor's "labels
+    per system" gave 300 items and 27 labels where each system has 100 items and 9 labels:
+    its rows, each item three times. It counts items, as the pivoted table will have them,
+    and a row one judge failed on is a missing score there, not an item left out."""
+    frame = _table()
+    frame.attrs = {}
+    long = frame.melt(
+        id_vars=["id", "prompt", "system", "human"],
+        value_vars=["llm_a", "llm_b", "llm_c"],
+        var_name="judge",
+        value_name="score",
+    )
+    long.loc[[0, 5], "score"] = np.nan  # a judge's failures
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("labels per system:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    rows = [ln.split() for ln in table[1:] if not ln.strip().startswith("(")]
+    shown = {r[0]: (int(r[1]), int(r[2])) for r in rows}
+    expected = frame.groupby("system")["human"].agg(["size", "count"])
+    assert shown == {s: (int(r["size"]), int(r["count"])) for s, r in expected.iterrows()}
+    assert "--drop-unscored" not in out

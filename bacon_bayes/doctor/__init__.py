@@ -310,7 +310,7 @@ def profile(
             one_end = ends is not None and not np.isfinite(ends).all()  # an error scale
             p.naive_note = naive_left_out(y, scores, ends if one_end or p.far else None)
     dropped = np.zeros(len(frame), dtype=bool)  # rows the command leaves out
-    if roles.judges:
+    if roles.judges and not roles.long:  # a long table's row unscored: a cell of its pivot
         empty = scores.isna().all(axis=1).to_numpy()
         has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
         p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
@@ -325,6 +325,11 @@ def profile(
                 p.empty[role] = where
     if roles.group and y is not None:  # the items the command estimates from
         kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
+        if roles.long and roles.long_key:  # one row per item and judge: each item once
+            by = kept.groupby(roles.long_key, sort=False, observed=True, dropna=False)
+            labeled = by["_labeled"].transform("any")  # the key may hold the group
+            first = kept.drop_duplicates(roles.long_key)
+            kept = first.assign(_labeled=labeled.loc[first.index])
         counts = kept.groupby(roles.group, observed=True)["_labeled"].agg(
             items="size", labels="sum"
         )
