@@ -512,9 +512,8 @@ def groups_never_drawn(
 def _leave_out(
     column: str | None, names: list[str], line: Callable[[str, list[str]], str] | None
 ) -> str:
-    """The pandas line that leaves the groups ``names`` out (up to 8 of them), or the shell
-    line ``line`` makes; "" when there is no column to name or the list would not fit a
-    line."""
+    """The pandas line that leaves the groups ``names`` out (up to 8), or the shell line
+    ``line`` makes; "" with no column to name or a list too long for a line."""
     if not column or len(names) > 8:
         return ""
     if line is not None:
