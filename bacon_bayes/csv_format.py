@@ -338,6 +338,14 @@ def read_csv_call(path: str | Path, how: dict[str, Any], more: str = "") -> str:
     return f"pd.read_csv({str(path)!r}{''.join(f', {k}={v!r}' for k, v in how.items())}{more})"
 
 
+def python_name() -> str:
+    """The Python that runs bacon as a printed command names it: ``python`` where that is
+    the one on the ``PATH`` (an activated virtualenv), else its full path, shell-quoted."""
+    on_path = shutil.which("python")
+    same = on_path is not None and Path(on_path).parent == Path(sys.executable).parent
+    return "python" if same or not sys.executable else shlex.quote(sys.executable)
+
+
 def python_command(script: str) -> str:
     """A shell line that runs ``script`` with the Python that runs bacon: ``python`` where
     that is the one on the ``PATH`` (an activated virtualenv), else its full path
@@ -345,9 +353,7 @@ def python_command(script: str) -> str:
     pandas and bacon). Double-quoted as users read it, single-quoted when ``script`` holds
     a character the shell reads inside double quotes (a column named with ``"``, ``$`` or
     ``!``)."""
-    on_path = shutil.which("python")
-    same = on_path is not None and Path(on_path).parent == Path(sys.executable).parent
-    python = "python" if same or not sys.executable else shlex.quote(sys.executable)
+    python = python_name()
     if any(ch in script for ch in '"$`\\!'):
         return f"{python} -c {shlex.quote(script)}"
     return f'{python} -c "{script}"'

@@ -30,7 +30,7 @@ scores (:func:`labeled_by_score`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -470,7 +470,11 @@ def empty_groups_probability(sizes: np.ndarray, n: int, k: int) -> float:
 
 
 def groups_never_drawn(
-    y: np.ndarray, codes: np.ndarray, names: np.ndarray, column: str | None
+    y: np.ndarray,
+    codes: np.ndarray,
+    names: np.ndarray,
+    column: str | None,
+    leave_out: Callable[[str, list[str]], str] | None = None,
 ) -> str | None:
     """A note when whole groups have no label where labels drawn at random from every item
     (what an AEE without ``propensity`` assumes) would almost surely have reached them: the
@@ -478,7 +482,8 @@ def groups_never_drawn(
     groups (any groups, not those seen empty) without a label is under
     :data:`NEVER_DRAWN` (:func:`empty_groups_probability`; WMT22 as shipped: 6 of 20 systems,
     11,250 of 37,500 items, under 15,652 labels). ``codes``: each item's group among
-    ``names``."""
+    ``names``; ``leave_out``: the shell line that writes the table without the groups
+    named (column, names), where a file can be read (doctor's), else a pandas line."""
     labeled = ~np.isnan(y)
     n, big = int(labeled.sum()), y.size
     empty = np.bincount(codes, weights=labeled, minlength=names.size) == 0
@@ -498,16 +503,21 @@ def groups_never_drawn(
         f"one with chance {_at_most(chance)}: the labels were not drawn from those items. "
         "The pool mean and the comparisons assume they were, so over those groups they rest "
         "on the judges alone; estimate over the labeled groups (leave the others' rows out"
-        f"{_leave_out(column, unlabeled)}), or give the design's inclusion probabilities "
+        f"{_leave_out(column, unlabeled, leave_out)}), or give the design's inclusion "
+        "probabilities "
         "(--propensity)"
     )
 
 
-def _leave_out(column: str | None, names: list[str]) -> str:
-    """The pandas line that leaves the groups ``names`` out (up to 8 of them), "" when
-    there is no column to name or the list would not fit a line."""
+def _leave_out(
+    column: str | None, names: list[str], line: Callable[[str, list[str]], str] | None
+) -> str:
+    """The pandas line that leaves the groups ``names`` out (up to 8), or the shell line
+    ``line`` makes; "" with no column to name or a list too long for a line."""
     if not column or len(names) > 8:
         return ""
+    if line is not None:
+        return f": {line(column, [str(n) for n in names])}"
     return f"; in pandas: df = df[~df[{column!r}].astype(str).isin({[str(n) for n in names]!r})]"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -270,14 +270,18 @@ def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:
     return number, f"read as numbers, the level names after them dropped ({said})"
 
 
-def word_levels(column: pd.Series) -> tuple[str, str] | None:
+def word_levels(
+    column: pd.Series, line: Callable[[str], str] | None = None
+) -> tuple[str, str] | None:
     """A column of labels written as 2 to :data:`MOST_LEVELS` words (not numbers) that
     are not all read as numbers (a third level beside ``Yes`` / ``No``: ``Partially``;
     ``good`` / ``ok`` / ``bad``), each on at least :data:`LEVEL_SHARE` of its filled cells:
     the levels with their counts (``'Yes' (152), 'No' (120), 'Partially' (48)``) and how
     to map them to numbers (a pandas line). None for any other column: a rare word among
     verdicts is a failure (``error``), which the cells' check names. Emptying a level's
-    cells would delete real labels, all of one kind, and bias the estimate."""
+    cells would delete real labels, all of one kind, and bias the estimate. ``line``: the
+    shell line that runs the pandas code given on the file read and writes it (doctor's),
+    else the code alone is shown."""
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
     try:
@@ -312,10 +316,11 @@ def word_levels(column: pd.Series) -> tuple[str, str] | None:
         f"{w!r}: {v:g}" for w, v in sorted(values.items(), key=_second, reverse=True)
     )
     name = column.name
+    code = f"df[{name!r}] = df[{name!r}].map({{{mapping}}})"
     fix = (
         "levels, not failures (emptying a level's cells would leave out labels all of one "
-        f"kind and bias the estimate): map them to numbers, e.g. in pandas: df[{name!r}] = "
-        f"df[{name!r}].map({{{mapping}}}) ({hint})"
+        f"kind and bias the estimate): map them to numbers ({hint}), e.g. "
+        + (f"with: {line(code)}" if line else f"in pandas: {code}")
     )
     return f"{len(counts)} words ({shown})", fix
 
@@ -339,11 +344,48 @@ def cell_fix(value: object) -> str:
 
 def as_numbers(column: pd.Series) -> pd.Series:
     """``column`` as floats: numbers, and the words or percentages :func:`word_numbers`
-    reads (the verdict words of its pair as 1 / 0 ...); NaN in the empty cells and in
-    any other."""
+    reads (the verdict words of its pair as 1 / 0 ...), or the scores written out of a top
+    among them (:func:`fractions_among_numbers`); NaN in the empty cells and in any
+    other."""
     values = pd.to_numeric(column, errors="coerce")
     read = word_numbers(column)
+    if read is None and (read := fractions_among_numbers(column, values)) is not None:
+        return read[0]
     return values if read is None else values.fillna(read[0])
+
+
+def fractions_among_numbers(column: pd.Series, values: pd.Series) -> tuple[pd.Series, str] | None:
+    """``values`` (``column``'s cells read as numbers) with the cells of ``column`` written
+    as a score out of one top (``4/5`` beside ``4`` and ``3``: a judge's reply kept as
+    written on some rows) read as the score written (4), and how, in words; None when no
+    cell is such, their tops differ, a score passes its top, or the numbers do not sit on
+    that scale (all within 0 and the top; where they are most of the cells, the largest
+    above 1: on 0-1 shares, ``4/5`` may mean 0.8)."""
+    if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
+        return None
+    rest = column[values.isna() & column.notna()]
+    if rest.empty:
+        return None
+    try:
+        parts = rest.astype(str).str.extract(_FRACTION).dropna().astype(float)
+    except TypeError:  # lists or dicts in the cells (a JSON reader's)
+        return None
+    numbers = values.dropna()
+    tops = parts[1].unique()
+    if parts.empty or numbers.empty or len(tops) != 1 or tops[0] < 2:
+        return None
+    top = tops[0]
+    shares = numbers.max() <= 1 and len(parts) <= len(numbers)  # most cells 0-1 numbers
+    if (parts[0] > top).any() or numbers.min() < 0 or numbers.max() > top or shares:
+        return None
+    out = values.copy()
+    out[parts.index] = parts[0]
+    first = parts.index[0]
+    said = (
+        f"{len(parts)} cell(s) written out of {top:g} read as the score written "
+        f"({str(column[first]).strip()!r} = {parts.loc[first, 0]:g})"
+    )
+    return out, said
 
 
 def unread(values: np.ndarray, column: pd.Series) -> np.ndarray:
@@ -412,7 +454,8 @@ def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     try:  # a column of texts or names is turned away by its first cells, unread
         head = _filled(column.iloc[:_PEEK])
         head = head[~says_missing(head)]
-        if len(head) and pd.to_numeric(head, errors="coerce").notna().mean() <= 0.5:
+        numbers = pd.to_numeric(head, errors="coerce").notna() | head.str.match(_FRACTION)
+        if len(head) and numbers.mean() <= 0.5:
             if word_numbers(column.loc[head.index]) is None:
                 return None
         text = _filled(column)
@@ -423,10 +466,13 @@ def text_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
     if rest.empty:
         return None
     values, how = None, "read as numbers"
-    if pd.to_numeric(rest.iloc[:_PEEK], errors="coerce").notna().mean() > 0.5:
+    numbers = pd.to_numeric(rest, errors="coerce")
+    if numbers.iloc[:_PEEK].notna().mean() > 0.5:
         if rest.str.match(_PADDED).any():
             return None
-        values = pd.to_numeric(rest, errors="coerce")
+        values = numbers
+    if numbers.isna().any() and (read := fractions_among_numbers(rest, numbers)) is not None:
+        values, how = read[0], f"read as numbers, {read[1]}"
     if values is None or values.isna().any():  # words, or a column of texts or names
         read = word_numbers(column.loc[rest.index])
         if read is None or read[0].isna().any():

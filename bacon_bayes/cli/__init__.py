@@ -8,10 +8,12 @@ Register a new command by adding its module name to ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 COMMANDS: tuple[str, ...] = (
@@ -58,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         args.argv = list(sys.argv[1:] if argv is None else argv)  # as run (printed.rerun)
         name = f"bacon {args.command}"
+        if argv is None and not getattr(args, "json", False):  # a process, its commands as run
+            with _as_run():
+                return _run(args, name)
         return _run(args, name)
     except KeyboardInterrupt:  # Ctrl-C, in any command: a line, no traceback
         print(
@@ -66,6 +71,26 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+
+
+@contextlib.contextmanager
+def _as_run() -> Iterator[None]:
+    """The commands printed (``bacon estimate ...``) as this process was run, on stdout and
+    stderr: ``python -m bacon_bayes estimate ...`` where ``bacon`` is not on the ``PATH``
+    (:class:`bacon_bayes.cli.printed.AsRun`); nothing changes where it is."""
+    from bacon_bayes.cli.printed import AsRun, command_words, program
+
+    words = program()
+    if words == "bacon":
+        yield
+        return
+    pattern = command_words(COMMANDS)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = AsRun(out, words, pattern), AsRun(err, words, pattern)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 def _run(args: argparse.Namespace, name: str) -> int:

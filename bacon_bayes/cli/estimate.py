@@ -31,7 +31,12 @@ from bacon_bayes.cli.pool_args import (
     read_files,
     target_line,
 )
-from bacon_bayes.cli.printed import better_rerun, plan_command, round_plan_command
+from bacon_bayes.cli.printed import (
+    better_rerun,
+    plan_command,
+    round_plan_command,
+    scale_rerun,
+)
 from bacon_bayes.cli.rounds import (
     fresh_enough,
     new_groups_text,
@@ -383,6 +388,6 @@ def closing_notes(
         )
     return {
         "classical": (classical_note(groups) if groups else None) or "",
-        "range": scale_note(cal, means, groups).strip().removeprefix("note: "),
+        "range": scale_rerun(scale_note(cal, means, groups), args).strip().removeprefix("note: "),
         "early_look": early_look_note(means[0], tables) or "",
     }

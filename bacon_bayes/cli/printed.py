@@ -9,7 +9,7 @@ import argparse
 import re
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bacon_bayes.pool import EvalPool
@@ -126,13 +126,92 @@ def better_rerun(note: str | None, args: argparse.Namespace) -> str | None:
     in place of any it had, so the hint is followed by copying it (it said only "pass
     --better lower", doctor's command carrying it)."""
     way = re.search(r"pass --better (lower|higher)", note or "")
+    command = None if way is None else rerun_with(args, "--better", ["--better", way[1]])
+    return note if command is None else f"{note}; run: {command}"
+
+
+def scale_rerun(note: str, args: argparse.Namespace) -> str:
+    """The note that intervals reach past the labels' range (``note``, which says ``pass
+    --scale=-inf:0``; ``""`` or another note as it is) with the command to run: the one
+    just run with that ``--scale``, so the hint is followed by copying it."""
+    found = re.search(r"pass (--scale=\S+|--scale \S+) to keep", note)
+    command = None if found is None else rerun_with(args, "--scale", shlex.split(found[1]))
+    return note if command is None else f"{note}; run: {command}"
+
+
+def rerun_with(args: argparse.Namespace, option: str, words: list[str]) -> str | None:
+    """The command just run (``args.argv``, as :func:`bacon_bayes.cli.main` keeps it) with
+    ``words`` (``--better lower``) in place of any ``option`` it had, shell-quoted; None
+    where the command line is not known (a library call)."""
     argv = getattr(args, "argv", None)
-    if way is None or argv is None:
-        return note
-    words, skip = [], False
+    if argv is None:
+        return None
+    kept, skip = [], False
     for w in argv:
-        if skip or w == "--better" or w.startswith("--better="):
-            skip = w == "--better"
+        if skip or w == option or w.startswith(f"{option}="):
+            skip = w == option
             continue
-        words.append(w)
-    return f"{note}; run: {shlex.join(['bacon', *words, '--better', way[1]])}"
+        kept.append(w)
+    return shlex.join(["bacon", *kept, *words])
+
+
+def program() -> str:
+    """The words that run bacon as this process was run, shell-quoted, for the commands it
+    prints: ``bacon`` where the ``bacon`` on the ``PATH`` is this one; else the script's
+    path as it was called (``.venv/bin/bacon``), or ``python -m bacon_bayes`` with the
+    Python that runs it (:func:`bacon_bayes.csv_format.python_name`)."""
+    import shutil
+    import sys
+
+    from bacon_bayes.csv_format import python_name
+
+    script = sys.argv[0] if sys.argv else ""
+    found = shutil.which("bacon")
+    if Path(script).name in ("bacon", "bacon.exe"):  # the console script
+        same = found is not None and Path(found).resolve() == Path(script).resolve()
+        return "bacon" if same else shlex.quote(script)
+    if found is not None and Path(found).parent == Path(sys.executable).parent:
+        return "bacon"  # python -m bacon_bayes, beside its environment's script on the PATH
+    return f"{python_name()} -m bacon_bayes"
+
+
+def command_words(commands: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a printed line names a ``bacon`` command to run (``bacon estimate pool.csv``,
+    ```bacon label import ...```): ``bacon`` before one of ``commands``, not as a line's
+    speaker (``bacon doctor: ...``, ``bacon label: error: ...``) nor within a path or a
+    word (``.venv/bin/bacon``, ``bacon_bayes``)."""
+    names = "|".join(map(re.escape, commands))
+    return re.compile(rf"(?<![\w./\\-])bacon(?= (?:{names})\b(?!:))")
+
+
+#: a shell word single-quoted as :func:`shlex.quote` writes it (``'it'"'"'s'`` for ``it's``),
+#: after a space, ``=``, a backtick or a parenthesis (an apostrophe in ``pool's`` is none)
+_QUOTED = re.compile(r"""(?:^|(?<=[\s=`(]))'[^']*'(?:"'"'[^']*')*""", re.MULTILINE)
+
+
+class AsRun:
+    """A text stream (stdout, stderr) whose every ``bacon COMMAND`` is written as this
+    process was run (:func:`program`): ``python -m bacon_bayes estimate ...`` where
+    ``bacon`` is not on the ``PATH``, so every command bacon prints runs as printed.
+    Everything else is the stream's own."""
+
+    def __init__(self, stream: Any, words: str, pattern: re.Pattern[str]) -> None:
+        self._stream, self._words, self._pattern = stream, words, pattern
+
+    def write(self, text: str) -> int:
+        self._stream.write(self.as_run(text))
+        return len(text)
+
+    def as_run(self, text: str) -> str:
+        """``text`` with its commands as run; a shell-quoted word is left as written (a
+        file named ``'bacon report.html'``)."""
+        quoted = [m.span() for m in _QUOTED.finditer(text)]
+
+        def words(m: re.Match[str]) -> str:
+            inside = any(a < m.start() < b for a, b in quoted)
+            return m[0] if inside else self._words
+
+        return self._pattern.sub(words, text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

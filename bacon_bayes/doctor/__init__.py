@@ -310,7 +310,7 @@ def profile(
             one_end = ends is not None and not np.isfinite(ends).all()  # an error scale
             p.naive_note = naive_left_out(y, scores, ends if one_end or p.far else None)
     dropped = np.zeros(len(frame), dtype=bool)  # rows the command leaves out
-    if roles.judges:
+    if roles.judges and not roles.long:  # a long table's row unscored: a cell of its pivot
         empty = scores.isna().all(axis=1).to_numpy()
         has = np.isfinite(y) if y is not None else np.zeros(len(frame), dtype=bool)
         p.unscored = (int((empty & ~has).sum()), int((empty & has).sum()))
@@ -325,6 +325,11 @@ def profile(
                 p.empty[role] = where
     if roles.group and y is not None:  # the items the command estimates from
         kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
+        if roles.long and roles.long_key:  # one row per item and judge: each item once
+            by = kept.groupby(roles.long_key, sort=False, observed=True, dropna=False)
+            labeled = by["_labeled"].transform("any")  # the key may hold the group
+            first = kept.drop_duplicates(roles.long_key)
+            kept = first.assign(_labeled=labeled.loc[first.index])
         counts = kept.groupby(roles.group, observed=True)["_labeled"].agg(
             items="size", labels="sum"
         )
@@ -363,7 +368,9 @@ def profile(
     p.judges_note = "; ".join(
         filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns)))
     )
-    p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty)
+    # a line that writes the file without some groups: not with labels joined from another
+    read = read_call(file, meta.format) if labels is None else None
+    p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty, read, file)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
@@ -403,12 +410,24 @@ def _empty_notes(p: Profile) -> list[str]:
 
 
 def _design_notes(
-    frame: pd.DataFrame, roles: Roles, y: np.ndarray | None, empty: dict[str, str]
+    frame: pd.DataFrame,
+    roles: Roles,
+    y: np.ndarray | None,
+    empty: dict[str, str],
+    read: str | None = None,
+    file: str | None = None,
 ) -> list[str]:
     """What the pool's own notes will say of how the labels were drawn (whole groups
     never labeled, a prompt's items labeled together), said before the estimate; not of
-    a group or prompt column with ``empty`` cells (the command leaves it out)."""
+    a group or prompt column with ``empty`` cells (the command leaves it out). With the
+    file's pandas call ``read`` and its ``file``, the groups never labeled are left out by
+    a line that runs (:func:`~bacon_bayes.doctor.cells.without_groups_line`)."""
+    from functools import partial
+
+    from bacon_bayes.doctor.cells import without_groups_line
     from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt, labeled_by_score
+
+    leave_out = None if read is None or file is None else partial(without_groups_line, read, file)
 
     if y is None or not np.isfinite(y).any():
         return []
@@ -417,7 +436,7 @@ def _design_notes(
         codes, names = pd.factorize(frame[roles.group].astype(str))
     out = []
     if codes is not None and names is not None:
-        out.append(groups_never_drawn(y, codes, np.asarray(names), roles.group))
+        out.append(groups_never_drawn(y, codes, np.asarray(names), roles.group, leave_out))
     if roles.prompt and "prompt" not in empty:
         out.append(labeled_by_prompt(y, frame[roles.prompt].astype(str).to_numpy(), codes))
     if roles.judges:
@@ -514,8 +533,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
             return [
                 f"nothing yet: no judge column found; column{'s' * (len(failed) > 1)} "
                 f"{names_text(map(repr, failed))} hold{'s' * (len(failed) == 1)} scores but for "
-                "a few cells of other text (above): empty those cells and run bacon doctor "
-                "again"
+                "a few cells of other text (above): empty those cells"
+                + (f": {r.failed_fix}" if r.failed_fix else " and run bacon doctor again")
             ]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())

@@ -45,6 +45,10 @@ DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+(,\d+)?\s*$")
 #: how the reason of a column of numbers written with a decimal comma begins, and the fix
 COMMAS = "numbers written with a decimal comma"
 COMMAS_FIX = "save it with a decimal point (or as a semicolon-separated CSV)"
+#: ... and in a semicolon-separated file whose other numbers have decimal points
+POINTS_FIX = (
+    "if they are decimals, write them with a decimal point, as the file's other numbers are"
+)
 #: a column of letters ranked with the label under this is taken for names, not scores
 UNRELATED_LETTERS = 0.1
 #: a column named so holds names, never a judge's letters (systems or arms A, B, C ...)
@@ -156,19 +160,50 @@ def unit_cells(s: pd.Series) -> str | None:
     return f"({shown}): write them as numbers only ({numbers.iloc[0]}, not {first!r})"
 
 
-def decimal_commas(s: pd.Series) -> str | None:
+def decimal_commas(s: pd.Series, points: bool = False) -> str | None:
     """A string column of numbers written with a decimal comma (``4,00``), which a file
     whose cells are separated by commas reads as text: an example and why it is text
-    (``(e.g. '4,00'), in a file whose cells are not separated by semicolons``); at least
-    :data:`NUMBERS_SHARE` of its filled cells such, one with a comma at least. None for
-    any other column."""
+    (``(e.g. '4,00'), in a file whose cells are not separated by semicolons``; with
+    ``points``, a semicolon-separated file read with decimal points, most of its numbers
+    written so: ``in a file whose other numbers are written with a decimal point``); at
+    least :data:`NUMBERS_SHARE` of its filled cells such, one with a comma at least. None
+    for any other column."""
     if not is_str(s):
         return None
     filled = s.dropna().astype(str)
     commas = filled[filled.str.contains(",", regex=False)]
     if commas.empty or filled.str.match(DECIMAL_COMMA).mean() < NUMBERS_SHARE:
         return None
-    return f"(e.g. {commas.iloc[0]!r}), in a file whose cells are not separated by semicolons"
+    if not points:
+        return f"(e.g. {commas.iloc[0]!r}), in a file whose cells are not separated by semicolons"
+    shown = commas.iloc[0].strip()
+    grouped = commas.str.match(r"^\s*[-+]?\d{1,3}(,\d{3})+\s*$").all()
+    why = (
+        f", each with three digits after the comma as a thousands separator writes them "
+        f"({shown!r}: {shown.replace(',', '.')} or {shown.replace(',', '')}?)"
+        if grouped
+        else ""
+    )
+    return f"(e.g. {shown!r}), in a file whose other numbers are written with a decimal point{why}"
+
+
+def points_line(read: str | None, path: str | None, column: str) -> str | None:
+    """A shell line that writes the table ``read`` (the pandas call) reads from ``path``
+    with ``column``'s decimal commas written as points (``3,5`` as 3.5) into
+    ``<stem>_points.csv`` in the working folder, then the doctor to run on it; None
+    without a file to read."""
+    if read is None or path is None:
+        return None
+    code = f"df[{column!r}] = pd.to_numeric(df[{column!r}].str.replace(',', '.'))"
+    return doctor_again(read, path, "points", code)
+
+
+def without_groups_line(read: str, path: str, column: str, names: list[str]) -> str:
+    """A shell line that writes the table ``read`` reads from ``path`` without the rows of
+    the groups ``names`` of ``column`` into ``<stem>_labeled_groups.csv``, then the doctor
+    to run on it."""
+    code = f"df = df[~df[{column!r}].astype(str).isin({[str(n) for n in names]!r})]"
+    return doctor_again(read, path, "labeled_groups", code)
 
 
 def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:
@@ -209,20 +244,52 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     written one way (the most frequent of its spellings, spaces around it taken off; the
     spellings :func:`~bacon_bayes.order.spelling_key` takes for one) into
     ``<stem>_<what>.csv`` in the working folder, and the doctor to run on it."""
-    from bacon_bayes.csv_format import pandas_command, pandas_read
-    from bacon_bayes.study.folder import file_stem
+    from bacon_bayes.csv_format import pandas_read
 
-    out = f"{file_stem(path)}_{what}.csv"
-    line = pandas_command(
-        f"df = {pandas_read(path)}; cols = {columns!r}; "
-        "key = lambda s: s.str.strip().str.replace("
+    code = (
+        f"cols = {columns!r}; key = lambda s: s.str.strip().str.replace("
         f"{SEPARATORS!r}, '-', regex=True).str.casefold(); "
         "names = pd.concat([df[c] for c in cols]).str.strip(); "
         "one = names.groupby(key(names)).agg(lambda v: v.mode()[0]); "
-        "df[cols] = df[cols].apply(lambda s: key(s).map(one)); "
-        f"df.to_csv({out!r}, index=False)"
+        "df[cols] = df[cols].apply(lambda s: key(s).map(one))"
     )
-    return f"its most frequent spelling: {line}, then bacon doctor {shlex.quote(out)}"
+    return f"its most frequent spelling: {doctor_again(pandas_read(path), path, what, code)}"
+
+
+def doctor_again(read: str, path: str, what: str, code: str) -> str:
+    """A shell line that reads the table at ``path`` as ``df`` (``read``, the pandas call),
+    runs the pandas ``code`` on it and writes it into ``<stem>_<what>.csv`` in the working
+    folder, then the doctor to run on that file."""
+    from bacon_bayes.csv_format import pandas_command
+    from bacon_bayes.study.folder import file_stem
+
+    out = f"{file_stem(path)}_{what}.csv"
+    line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
+    return f"{line}, then bacon doctor {shlex.quote(out)}"
+
+
+#: the most distinct failure texts :func:`emptied_line` lists in the line it prints
+MOST_FAILURES = 20
+
+
+def failure_texts(s: pd.Series) -> list[str]:
+    """The distinct cells of a column of scores that are no score (:func:`text_cells`),
+    as written, spaces around them taken off."""
+    return sorted(set(_other(s)[1].astype(str).str.strip()))
+
+
+def emptied_line(read: str, path: str, cells: dict[str, list[str]]) -> str | None:
+    """A shell line that writes the table ``read`` (the pandas call) reads from ``path``
+    with the cells ``cells`` names empty (column -> its failure texts, ``error``) into
+    ``<stem>_scores.csv`` in the working folder, then the doctor to run on it; None for
+    more than :data:`MOST_FAILURES` texts in a column (the line would be unreadable)."""
+    if any(len(v) > MOST_FAILURES for v in cells.values()):
+        return None
+    masks = "; ".join(
+        f"s = df[{c!r}]; df[{c!r}] = s.mask(s.astype(str).str.strip().isin({v!r}))"
+        for c, v in cells.items()
+    )
+    return doctor_again(read, path, "scores", masks)
 
 
 def unused_strings(filled: pd.Series, max_groups: int) -> str:

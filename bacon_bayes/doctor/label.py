@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import (
     COMMAS,
     COMMAS_FIX,
     LABEL_CELLS_FIX,
+    POINTS_FIX,
     WORDS,
     decimal_commas,
     numeric,
@@ -61,14 +62,16 @@ def choose_label(
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, kind)
-            commas = decimal_commas(frame[given])
+            points = "semicolon-separated" in str(frame.attrs.get("read as", ""))
+            commas = decimal_commas(frame[given], points)
             levels = word_levels(frame[given])
             raise ValidationError(
                 f"--label {given!r} holds labels but for {cells}: {LABEL_CELLS_FIX}, and run again"
                 if cells
                 else f"--label {given!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
                 if levels
-                else f"--label {given!r} holds {COMMAS} {commas}: {COMMAS_FIX}, and run again"
+                else f"--label {given!r} holds {COMMAS} {commas}: "
+                f"{POINTS_FIX if points else COMMAS_FIX}, and run again"
                 if commas
                 else f"--label {given!r} is not numeric (e.g. "
                 f"{frame[given].dropna().iloc[0]!r}); a label column holds numbers (or "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.csv_format import pandas_command, pandas_read
-from bacon_bayes.doctor.cells import is_str, numeric
+from bacon_bayes.doctor.cells import FAILED, is_str, numeric
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -301,6 +301,11 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
         and str(c).strip().lower() not in ID_NAMES  # the item numbers are no score
     ]
     judge = names[0] if names else None
+    if not any(SCORE_NAME.search(c) for c in dense) and any(
+        SCORE_NAME.search(str(c)) and why.startswith(FAILED) for c, why in roles.left_out.items()
+    ):
+        return None  # its score column has a judge's failures ('error'): those first, not a
+        # column of numbers named otherwise (a prompt's ids) taken for the scores
     if names and not dense:  # scores kept as text: 'D' for one judge, '4' for the others
         dense = [c for c in _text_scores(frame, roles) if c != judge]
     if not names or not dense or len(dense) > 3:

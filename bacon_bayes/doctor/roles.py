@@ -6,6 +6,7 @@ Each finding comes with the reason it was made, so ``bacon doctor`` can say why.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,17 +18,22 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
+    POINTS_FIX,
     SCORE_UNITS,
     SPELLING_FIX,
     UNITS,
     WORDS,
     case_variants,
     decimal_commas,
+    doctor_again,
+    emptied_line,
+    failure_texts,
     is_str,
     letter_columns,
     listed_cells,
     numeric,
     one_spelling_line,
+    points_line,
     text_cells,
     unit_cells,
     unused_strings,
@@ -111,6 +117,9 @@ class Roles:
     label_cells : str
         When the label column holds labels but for cells of other text (``unsure``), so
         none was taken: the column, its cells and the fix (``""`` otherwise).
+    failed_fix : str
+        The shell line that empties the failure cells (``error``) of columns of scores
+        left out for them, and the doctor to run then (``""``: none, or no file to read).
     raters : str
         When other columns rate the items the label rates (``rater 1``, ``rater 2``):
         who, their agreement, and how to take their mean as the label (``""`` otherwise).
@@ -130,6 +139,7 @@ class Roles:
     long: str | None = None
     long_key: list[str] = field(default_factory=list)
     label_cells: str = ""
+    failed_fix: str = ""
     raters: str = ""
     wave: str | None = None
 
@@ -322,10 +332,21 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
 
 
 def _find_failed_scores(
-    frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles
+    frame: pd.DataFrame,
+    meta: TableMeta,
+    given: list[str] | None,
+    roles: Roles,
+    read: str | None = None,
+    file: str | None = None,
 ) -> None:
     """Leave out, with the cells and the fix, string columns of scores but for a few text
-    cells: taken as strings they would pass for a group, prompt or category."""
+    cells: taken as strings they would pass for a group, prompt or category. With the
+    file's pandas call ``read`` and its ``file``, the fix of a judge's failure cells is
+    the line that empties them (:func:`~bacon_bayes.doctor.cells.emptied_line`)."""
+    failed: dict[str, list[str]] = {}
+    points = "semicolon-separated" in str(frame.attrs.get("read as", ""))  # decimal points
+    # labels written as words: the line that maps them to numbers, and doctor on its file
+    mapped = None if read is None or file is None else partial(doctor_again, read, file, "levels")
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
@@ -342,22 +363,26 @@ def _find_failed_scores(
             roles.left_out[str(c)] = f"{UNITS} {units}, and run again"
             roles.reasons["label"] = f"none: {str(c)!r} holds {UNITS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {UNITS} {units}, and run again"
-        levels = None if cells or units else word_levels(frame[c])
+        levels = None if cells or units else word_levels(frame[c], mapped)
         if levels and label_like and roles.label is None:
-            roles.left_out[str(c)] = f"{WORDS} {levels[0]}: {levels[1]}, and run again"
+            again = "" if mapped else ", and run again"  # the line runs doctor again
+            roles.left_out[str(c)] = f"{WORDS} {levels[0]}: {levels[1]}{again}"
             roles.reasons["label"] = f"none: {str(c)!r} holds {WORDS} words (below)"
             roles.label_cells = (
-                f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}, and run again"
+                f"the label column {str(c)!r} holds {WORDS} {levels[0]}: {levels[1]}{again}"
             )
             continue
-        commas = None if cells or units else decimal_commas(frame[c])
+        commas = None if cells or units else decimal_commas(frame[c], points)
+        # in a semicolon file of decimal points, this column's commas: written as points
+        line = points_line(read, file, str(c)) if commas and points else None
         if commas and roles.label is None and label_like:
-            fix = f"{COMMAS_FIX}, and run again"
+            fix = f"{POINTS_FIX}: {line}" if line else f"{COMMAS_FIX}, and run again"
             roles.left_out[str(c)] = f"{COMMAS} {commas}: labels? Not taken as the label; {fix}"
             roles.reasons["label"] = f"none: {str(c)!r} holds {COMMAS} (below)"
             roles.label_cells = f"the label column {str(c)!r} holds {COMMAS} {commas}: {fix}"
         elif commas:
-            roles.left_out[str(c)] = f"{COMMAS} {commas}: {COMMAS_FIX} to use the column"
+            fix = f"{POINTS_FIX}: {line}" if line else f"{COMMAS_FIX} to use the column"
+            roles.left_out[str(c)] = f"{COMMAS} {commas}: {fix}"
         if not cells:
             continue
         sparse = float(as_numbers(frame[c]).notna().mean()) < DENSE  # '-' is no value
@@ -377,6 +402,13 @@ def _find_failed_scores(
                 f"{FAILED} {cells}: a judge's failures? Not taken as a judge; "
                 f"{JUDGE_CELLS_FIX} and run again"
             )
+            failed[str(c)] = failure_texts(frame[c])
+    if failed and read is not None and file is not None:
+        roles.failed_fix = emptied_line(read, file, failed) or ""
+    for c in failed if roles.failed_fix else ():
+        roles.left_out[c] = roles.left_out[c].removesuffix(" and run again") + (
+            f": {roles.failed_fix}"
+        )
 
 
 def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
@@ -574,7 +606,7 @@ def find_roles(
     roles.raters = found.raters
     if wave := wave_column(frame, roles.label, roles.item):  # each label's wave (look)
         roles.wave, roles.reasons["wave"] = wave
-    _find_failed_scores(frame, meta, judges, roles)
+    _find_failed_scores(frame, meta, judges, roles, read, file)
     skip = [c for c in (roles.item, group, prompt, *(judges or ()), *roles.left_out) if c]
     for col, why in letter_columns(frame, roles.label, skip, file, read).items():
         roles.left_out[col] = why

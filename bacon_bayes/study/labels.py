@@ -387,13 +387,26 @@ def import_labels(root: str | Path, path: str | Path, *, replace: bool = False) 
             notes=tuple(
                 [frame.attrs[k] for k in ("id note", "blank rows") if frame.attrs.get(k)] + notes
             ),
-            next=_next(root) if len(labels) == int((first >= 0).sum()) else "",
+            next=_next(root, int((first >= 0).sum()) - len(labels), bool(blank.any())),
         )
 
 
-def _next(root: str | Path) -> str:
-    """What to run once every item the study's waves drew is labeled."""
+def _next(root: str | Path, pending: int, skipped: bool) -> str:
+    """What to run once every item the study's waves drew is labeled, or while
+    ``pending`` of them are not after a file that ``skipped`` some (rows left blank:
+    labellers who could not label them); ``""`` while they are pending otherwise (a part
+    of the labels imported, the rest to come)."""
     study = shlex.quote(str(root))
+    if pending and not skipped:
+        return ""
+    if pending:
+        return (
+            f"import the labels of the {pending} items still pending when they come back "
+            f"(`bacon status {study} --pending-out pending.csv` writes those items for the "
+            f"labellers); if they never will, `bacon estimate {study} --allow-pending` "
+            "estimates with them missing at random (right only if whether a label comes "
+            "back has nothing to do with its value)"
+        )
     return (
         f"every drawn item is labeled: `bacon status {study}` says which questions are "
         f"settled (and about how many more labels the rest need), `bacon estimate {study}` "

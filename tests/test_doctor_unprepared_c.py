@@ -1,0 +1,239 @@
+"""Tables nobody prepared, round 4 (session 53, H5): what doctor says of a few scores
+written as a judge's reply writes them (``4/5`` beside ``4``), of failure cells to empty,
+of a column of decimal commas in a semicolon-separated file whose other numbers use
+points, and of groups never labeled; and estimate's hint of a scale. Each fix is a line
+that runs as printed."""
+
+from __future__ import annotations
+
+import shlex
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bacon_bayes.cli import main
+from bacon_bayes.words import as_numbers, text_numbers
+
+from .printed import run_python_line
+from .test_doctor_messy import doctor, estimate_json, found
+from .test_doctor_values import _line, _table
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(
+        st.tuples(st.integers(1, 5), st.sampled_from(["{}", "{}/5", " {} / 5 ", "{}.0"])),
+        min_size=2,
+        max_size=40,
+    ),
+)
+def test_scores_out_of_their_top_among_numbers_read_as_the_score(cells) -> None:
+    """A judge's 1-5 scores, some kept as its reply wrote them (``4/5``): each reads as the
+    score written, in doctor's reading (``as_numbers``) and the reader's (``text_numbers``)
+    alike. Fails before: unless most cells were fractions, ``4/5`` read as no number."""
+    column = pd.Series([form.format(v) for v, form in cells], dtype=object)
+    scores = np.array([float(v) for v, _ in cells])
+    fraction = column.str.contains("/").to_numpy()
+    plain = scores[~fraction]
+    if fraction.sum() <= plain.size and plain.size and plain.max() <= 1:  # 0-1 shares?
+        scores[fraction] = np.nan
+    np.testing.assert_array_equal(as_numbers(column).to_numpy(), scores)
+    if fraction.any() and not np.isnan(scores).any():
+        read = text_numbers(column)
+        assert read is not None
+        np.testing.assert_array_equal(read[0].to_numpy(), scores)
+
+
+def test_fractions_beside_shares_or_of_other_tops_stay_unread() -> None:
+    """On a 0-1 scale ``4/5`` may mean 0.8; ``4/5`` beside ``7/10`` has two tops; a score
+    above its top is no score: none is read."""
+    for cells in (["0.2", "0.9", "4/5"], ["3", "4/5", "7/10"], ["3", "4", "6/5"]):
+        values = as_numbers(pd.Series(cells, dtype=object))
+        assert np.isnan(values.iloc[-1]), cells
+
+
+def test_doctor_names_only_the_failures_beside_scores_out_of_five(tmp_path, capsys) -> None:
+    """Finding: a judge column of 1-5 scores with a few ``4/5`` and ``error`` cells was left
+    out as "cells of other text ('4/5', 'error', '5/5')" to empty, the scores with the
+    failures. Now only the ``error`` cells are named; emptied, the column is a judge whose
+    fractions read as the score, in doctor and estimate alike."""
+    frame = _table()
+    cells = frame["llm_a"].map(lambda v: f"{v:g}").astype(object)
+    cells.iloc[[3, 10, 17, 30]] = [f"{v:g}/5" for v in frame["llm_a"].iloc[[3, 10, 17, 30]]]
+    cells.iloc[[5, 40]] = "error"
+    path = tmp_path / "t.csv"
+    frame.assign(llm_a=cells).to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    left = _line(out, "left out", "llm_a")
+    assert "2 cell(s) of other text ('error'; the first at line 7)" in left, left
+    fixed = tmp_path / "fixed.csv"
+    frame.assign(llm_a=cells.replace("error", np.nan)).to_csv(fixed, index=False)
+    out, _ = doctor([str(fixed)], capsys)
+    assert "llm_a" in found(out, "judge"), out
+    assert "4 cell(s) written out of 5 read as the score written" in _line(out, "judge", "llm_a")
+    plain = tmp_path / "plain.csv"
+    frame.assign(llm_a=frame["llm_a"].where(~np.isin(np.arange(len(frame)), [5, 40]))).to_csv(
+        plain, index=False
+    )
+    common = ["--label", "human", "--judge", "llm_a"]
+    assert (
+        estimate_json([str(fixed), *common], capsys)["mean"]
+        == estimate_json([str(plain), *common], capsys)["mean"]
+    )
+
+
+def test_a_judges_failure_cells_are_emptied_by_the_line_doctor_prints(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding: a long table whose score column has ``error`` where the judge failed (a
+    semicolon file of decimal commas): doctor said "empty those cells and run bacon doctor
+    again" with no way to; the user had to write the pandas. It prints the line that
+    writes the table with those cells empty, which runs as printed, and doctor on what it
+    writes finds the judges (the long table's pivot)."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    frame.attrs = {}  # the messy table's truth: melt compares attrs
+    long = frame.melt(
+        id_vars=["id", "prompt", "system", "human"],
+        value_vars=["llm_a", "llm_b", "llm_c"],
+        var_name="judge",
+        value_name="score",
+    )
+    cells = long["score"].map(lambda v: f"{v:g}").astype(object)
+    cells.iloc[[4, 50, 200]] = ["error", " error", "timeout"]
+    long.assign(score=cells).to_csv("long.csv", sep=";", decimal=",", index=False)
+    assert main(["doctor", "long.csv"]) == 0
+    out = capsys.readouterr().out
+    can = out.split("what can be computed:")[1]
+    assert "empty those cells: " in can and "then bacon doctor long_scores.csv" in can, can
+    run_python_line(can, cwd=tmp_path)
+    written = pd.read_csv("long_scores.csv")
+    assert written["score"].isna().sum() == 3 and written["score"].notna().sum() == len(long) - 3
+    assert main(["doctor", "long_scores.csv"]) == 0
+    again = capsys.readouterr().out
+    assert "a long table: 'judge' names the judge of each row" in again, again
+
+
+def test_decimal_commas_in_a_semicolon_file_of_points_are_named_so_and_fixed(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding: a semicolon-separated file whose judges write decimal points and whose
+    labels, typed in by hand, three decimals after a comma (which the reader leaves as
+    text, ``3,250`` being 3.25 or 3250): doctor said the labels were text "in a file
+    whose cells are not separated by semicolons" and to save it "as a semicolon-separated
+    CSV", which it was. It says the file's other numbers have points, and prints the line
+    that writes the labels so, after which doctor takes them as the label."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    frame["llm_a"] = frame["llm_a"] + 0.5  # decimal points among the judges' numbers
+    # three decimals, as a thousands separator writes them: the reader leaves them as text
+    human = frame["human"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}".replace(".", ","))
+    frame.assign(human=human).to_csv("semi.csv", sep=";", index=False)
+    assert main(["doctor", "semi.csv"]) == 0
+    out = capsys.readouterr().out
+    left = _line(out, "left out", "human")
+    assert "in a file whose other numbers are written with a decimal point, each with three" in left
+    assert "as a thousands separator writes them" in left, left
+    assert "not separated by semicolons" not in out and "semicolon-separated CSV" not in out
+    run_python_line(left, cwd=tmp_path)
+    assert "then bacon doctor semi_points.csv" in left
+    assert main(["doctor", "semi_points.csv"]) == 0
+    again = capsys.readouterr().out
+    assert found(again, "label") == ["human"], again
+
+
+def test_groups_never_labeled_are_left_out_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding (WMT22 at 2%, 4 systems without MQM): doctor said to estimate over the
+    labeled groups, "in pandas: df = df[~df['system']...]", a fragment to write a script
+    around. It prints the line that writes the table without those groups and the doctor
+    to run on it; that doctor finds every group labeled."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    gone = sorted(frame["system"].unique())[:2]
+    frame.loc[frame["system"].isin(gone), "human"] = np.nan
+    frame.to_csv("pool.csv", index=False)
+    assert main(["doctor", "pool.csv"]) == 0
+    out = capsys.readouterr().out
+    note = next(ln for ln in out.splitlines() if "have no label" in ln)
+    assert "in pandas: df = df[" not in note and "then bacon doctor pool_labeled_groups.csv" in note
+    run_python_line(note, cwd=tmp_path)
+    assert set(pd.read_csv("pool_labeled_groups.csv")["system"]) == set(frame["system"]) - set(gone)
+    assert main(["doctor", "pool_labeled_groups.csv"]) == 0
+    assert "have no label" not in capsys.readouterr().out
+
+
+def test_the_scale_hint_of_intervals_past_the_labels_range_runs(tmp_path, capsys) -> None:
+    """Finding (WMT22 study at 3%): estimate said "pass --scale=-inf:0 to keep them inside
+    that scale", leaving the user to splice it into the command. It prints the command
+    as run with that scale; run, its intervals stay inside and the note is gone."""
+    rng = np.random.default_rng(1)
+    n = 600
+    system = np.repeat(["s1", "s2", "s3"], n // 3)
+    zero = rng.random(n) < np.where(system == "s3", 0.9, 0.6)  # an error score, 0 = none
+    true = np.where(zero, 0.0, -rng.exponential(np.where(system == "s3", 1.0, 3.0)))
+    frame = pd.DataFrame(
+        {
+            "system": system,
+            "metric_a": true + rng.normal(0, 1, n),
+            "metric_b": true + rng.normal(0, 1.5, n),
+            "mqm": np.where(rng.random(n) < 0.1, true, np.nan),
+        }
+    )
+    path = str(tmp_path / "mq.csv")
+    frame.to_csv(path, index=False)
+    argv = ["estimate", path, "--label", "mqm", "--judge", "metric_a,metric_b", "--group"]
+    assert main([*argv, "system", "--engine", "freq"]) == 0  # main keeps argv: the rerun's
+    note = next(ln for ln in capsys.readouterr().out.splitlines() if "reach past" in ln)
+    command = shlex.split(note.split("; run: ")[1])
+    assert command[0] == "bacon" and command[-1] == "--scale=-inf:0", note
+    assert main(command[1:]) == 0
+    assert "reach past" not in capsys.readouterr().out
+
+
+def test_labels_written_as_words_are_mapped_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Finding: labels written Good / Okay / Bad: doctor gave "e.g. in pandas:
+    df['human'] = df['human'].map({...})", a statement to build a script around. It prints
+    the line that writes the table with them mapped and the doctor to run on it; that
+    doctor takes the column as the label."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    words = frame["human"].map(lambda v: "Good" if v >= 4 else "Okay" if v >= 3 else "Bad")
+    frame.assign(human=words.where(frame["human"].notna())).to_csv("words.csv", index=False)
+    assert main(["doctor", "words.csv"]) == 0
+    left = _line(capsys.readouterr().out, "left out", "human")
+    assert "in pandas: df[" not in left and "then bacon doctor words_levels.csv" in left, left
+    run_python_line(left, cwd=tmp_path)
+    assert main(["doctor", "words_levels.csv"]) == 0
+    assert found(capsys.readouterr().out, "label") == ["human"]
+
+
+def test_a_long_tables_labels_per_group_count_items_not_rows(tmp_path, capsys) -> None:
+    """Finding: on a long table (one row per item and judge, 3 judges) doctor's "labels
+    per system" gave 300 items and 27 labels where each system has 100 items and 9 labels:
+    its rows, each item three times. It counts items, as the pivoted table will have them,
+    and a row one judge failed on is a missing score there, not an item left out."""
+    frame = _table()
+    frame.attrs = {}
+    long = frame.melt(
+        id_vars=["id", "prompt", "system", "human"],
+        value_vars=["llm_a", "llm_b", "llm_c"],
+        var_name="judge",
+        value_name="score",
+    )
+    long.loc[[0, 5], "score"] = np.nan  # a judge's failures
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    table = out.split("labels per system:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    rows = [ln.split() for ln in table[1:] if not ln.strip().startswith("(")]
+    shown = {r[0]: (int(r[1]), int(r[2])) for r in rows}
+    expected = frame.groupby("system")["human"].agg(["size", "count"])
+    assert shown == {s: (int(r["size"]), int(r["count"])) for s, r in expected.iterrows()}
+    assert "--drop-unscored" not in out
