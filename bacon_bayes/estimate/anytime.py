@@ -110,6 +110,18 @@ the Bayesian engine keeps the canonical boundary and says so in
 ``details["anytime"]["correlation_note"]``). EXPERIMENTS.md, "The pool mean's boundary on
 the looks' own correlation": SummEval's some-look miss 0.0558 to 0.0530 at 1% more width.
 
+A skewed pool mean's looks (Hall's term). Early looks read the studentised estimate far
+in its tails (10 looks: a nominal 0.0009 a side at look 4). The draws that miss a
+left-skewed pool's rare low labels give a high estimate and a small standard error
+together, so that side misses more than its share. The studentised Hajek mean has
+``P(T <= x) = Phi(x) + phi(x) delta(x)`` under the Poisson design, ``delta(x) = rho x^2 /
+2 - gamma (x^2 - 1) / 6`` (Hall 1992's expansion; :func:`skew_moments`), so the end on the
+skewed side reaches out by ``|delta(c)|`` standard errors at the look's ``c`` and the
+other end is kept (:func:`skew_reach`; ``anytime_estimate(..., shape=...)``, where the
+boundary is on the looks' own correlation). The term grows with ``c^2``: the fixed
+interval keeps its own. SummEval relevance (residual skewness -0.40): some look misses
+0.0532 to 0.0480 at 1% more width (EXPERIMENTS.md, "Where the pool mean's misses are").
+
 Libraries. ``confseq`` (Howard et al.) gives the normal-mixture boundary, a closed form of
 two lines here, and no group-sequential spending; ``expectation`` gives e-processes and
 betting sequences for bounded observations, not Lan-DeMets boundaries on the canonical
@@ -330,6 +342,45 @@ def correlated_information(info: np.ndarray, cosines: np.ndarray) -> np.ndarray:
     return np.where(good, info / shrink, info)
 
 
+def skew_moments(
+    resid: np.ndarray, pi: np.ndarray, target: str = "pool"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pool mean's shape for Hall's term (module docstring): the estimate's skewness
+    ``gamma`` and the covariance ``rho`` of its standardised error with its variance
+    estimate's relative error, from its labels' residuals ``resid`` (the AEE mean's
+    influence values) and inclusion probabilities ``pi`` (labels along the last axis).
+
+    Under the Poisson design, with ``w = 1 / pi`` and ``k2 = sum w^2 (1 - pi) r^2`` (the
+    variance's sum): ``gamma = sum w^3 (1 - pi) (1 - 2 pi) r^3 / k2^1.5`` and ``rho = sum
+    w^3 (1 - pi)^2 r^3 / k2^1.5`` for the pool target; without the finite-population
+    correction both are ``sum w^3 r^3 / (sum w^2 r^2)^1.5`` (equal probabilities, a small
+    fraction: the residuals' skewness over ``sqrt(n)``). 0 without spread."""
+    r = np.asarray(resid, dtype=float)
+    p = np.asarray(pi, dtype=float)
+    w = 1.0 / p
+    q = 1.0 - p if target == "pool" else np.ones_like(p)
+    k2 = (w * w * q * r * r).sum(axis=-1)
+    third = (w**3 * q * r**3).sum(axis=-1)
+    gamma = (w**3 * q * (1.0 - 2.0 * p) * r**3).sum(axis=-1) if target == "pool" else third
+    rho = (w**3 * q * q * r**3).sum(axis=-1) if target == "pool" else third
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(k2 > 0, 1.0 / np.where(k2 > 0, k2, 1.0) ** 1.5, 0.0)
+    return gamma * scale, rho * scale
+
+
+def skew_reach(
+    c: np.ndarray | float, gamma: np.ndarray | float, rho: np.ndarray | float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distances, in standard errors, to the lower and upper ends of an interval whose
+    critical value is ``c``, the end on the skewed side moved out by Hall's term
+    ``|delta(c)|``, ``delta(c) = rho c^2 / 2 - gamma (c^2 - 1) / 6`` (upward where
+    ``delta > 0``: left-skewed residuals, whose rare low labels, when missed, leave the
+    estimate high and its standard error small), the other end at ``c``."""
+    c = np.asarray(c, dtype=float)
+    delta = np.asarray(rho, dtype=float) * c * c / 2.0 - np.asarray(gamma) * (c * c - 1.0) / 6.0
+    return c + np.maximum(-delta, 0.0), c + np.maximum(delta, 0.0)
+
+
 def sequential_critical_values(
     info: np.ndarray,
     levels: np.ndarray | float,
@@ -467,6 +518,7 @@ def anytime_estimate(
     max_labels: int | None = None,
     plan_labels: int | None = None,
     cosines: np.ndarray | None = None,
+    shape: tuple[float, float] | None = None,
 ) -> Estimate:
     """The anytime interval at the latest look of a pool-level estimate ``e`` (the fixed
     interval of all labels so far).
@@ -491,6 +543,10 @@ def anytime_estimate(
         Alpha-spending: the adjacent looks' cosines (:func:`look_cosines`, from each look's
         own fit); the boundary is then on the looks' own correlation
         (:func:`correlated_information`) instead of the canonical one (all 1: the same).
+    shape : (float, float), optional
+        Alpha-spending: the estimate's skewness and covariance (:func:`skew_moments`); the
+        end on the skewed side reaches out by Hall's term at the look's critical value
+        (:func:`skew_reach`; not at a look whose variance is at the residual floor).
     """
     looks = np.asarray(looks, dtype=float)
     times = spending_times(looks, max_labels)
@@ -517,6 +573,13 @@ def anytime_estimate(
     if times is not None:  # the boundary's correlation of the looks (module docstring)
         note["correlation"] = CANONICAL if cosines is None else OWN_CORRELATION
         note["cosines"] = None if cosines is None else [float(v) for v in np.ravel(cosines)]
+    if times is not None and shape is not None and not e.details.get(VARIANCE_FLOOR):
+        # Hall's term on the skewed side, at this look's critical value (module docstring)
+        h = factor * crit
+        down, up = skew_reach(h, *shape)
+        lo, hi = lo - (float(down) - h) * e.se, hi + (float(up) - h) * e.se
+        note["skew"] = {"skewness": float(shape[0]), "covariance": float(shape[1])}
+        note["skew"] |= {"reach": float(max(down, up) - h)}
     note |= {"critical_value": c, "fixed_critical_value": crit, "widening": factor}
     note |= {"level": level, "anytime_critical_value": factor * crit}
     note |= _budget(looks, max_labels, e.alpha, plan_labels)
