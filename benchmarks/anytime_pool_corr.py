@@ -136,7 +136,10 @@ def evaluate(
     package's reach on the skewed side, :func:`bacon_bayes.estimate.anytime.skew_reach`)."""
     err = np.abs(e - truth) / se
     half = v.anytime_half(v._t(df), df, crit)
-    down, up = (half, half) if shape is None else at.skew_reach(half, *shape)
+    down, up = half, half
+    if shape is not None:
+        extra = at.skew_reach(crit, *shape)
+        down, up = half + extra[0], half + extra[1]
     z = (e - truth) / se
     miss = (z > down) | (z < -up)
     half = (down + up) / 2.0
@@ -282,7 +285,8 @@ def run_cell(
         rows.append(row)
     if package:  # the package itself on the first sequences
         low, high, pcos = package_halves(t, sim, min(package, reps))
-        own = at.skew_reach(v.anytime_half(v._t(df), df, crit_own), *shape)
+        own_half = v.anytime_half(v._t(df), df, crit_own)
+        own = [own_half + extra for extra in at.skew_reach(crit_own, *shape)]
         today_half = v.anytime_half(v._t(df), df, crit_today) * se
         rows += package_rows((low, high), pcos, (own[0] * se, own[1] * se), today_half, adjacent)
     canon = np.sqrt(info[0, :-1] / info[0, 1:])

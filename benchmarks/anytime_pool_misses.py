@@ -18,11 +18,15 @@ against ``own corr``: sequences rescued / newly missing, the chance that some lo
 
 ``canonical``   the boundary on the canonical correlation;
 ``package``     ``own corr`` with the end on the skewed side moved out by Hall's term at
-                the look's critical value (:func:`bacon_bayes.estimate.anytime.skew_reach`,
+                the look's normal boundary (:func:`bacon_bayes.estimate.anytime.skew_reach`,
                 the Poisson-design moments of
                 :func:`~bacon_bayes.estimate.anytime.skew_moments`);
+``Hall's width, even``  the package's width at each look split evenly between the two
+                ends (is it the direction, or only the width?);
 ``Hall, small fraction``  the same with the iid term ``gamma (2 c^2 + 1) / 6``;
 ``Hall, both ends``  the Cornish-Fisher shift of both ends (the other end pulled in);
+``Hall at t``   the term read at the Student-t look's critical value instead of the
+                normal boundary's (far larger at a first look of few labels);
 ``own corr + weight both``  the tuned weight's ``n - 2`` and delta-method variance at the
                 tuned looks (:mod:`benchmarks.anytime_pool_corr`), in the anytime look only;
 ``package + weight both``.
@@ -45,8 +49,8 @@ from benchmarks import anytime_pool_corr as pc
 from benchmarks import anytime_validation as v
 
 RULES = (
-    "canonical", "package", "Hall, small fraction", "Hall, both ends",
-    "own corr + weight both", "package + weight both",
+    "canonical", "package", "Hall's width, even", "Hall, small fraction", "Hall, both ends",
+    "Hall at t", "own corr + weight both", "package + weight both",
 )  # fmt: skip
 
 
@@ -99,7 +103,8 @@ def _anytime(a: dict[str, np.ndarray], tcrit: np.ndarray, crit: np.ndarray) -> n
 def halves(a: dict[str, np.ndarray], rule: str) -> tuple[np.ndarray, np.ndarray]:
     """The distances (in the package's se) to the lower and upper ends under ``rule``."""
     tcrit = v._t(a["df"])
-    h = _anytime(a, tcrit, a["crit_today" if rule == "canonical" else "crit_own"])
+    c = a["crit_today" if rule == "canonical" else "crit_own"]
+    h = _anytime(a, tcrit, c)
     if rule.endswith("weight both"):
         both = np.sqrt(np.maximum(a["se_both"] ** 2, a["floor_var"])) / package_se(a)
         h = h * both
@@ -107,11 +112,19 @@ def halves(a: dict[str, np.ndarray], rule: str) -> tuple[np.ndarray, np.ndarray]
         return h, h
     g, rho = np.where(a["floor"], 0.0, a["gamma"]), np.where(a["floor"], 0.0, a["rho"])
     if rule == "Hall, small fraction":
-        return at.skew_reach(h, g, g)
+        extra = at.skew_reach(c, g, g)
+        return h + extra[0], h + extra[1]
     if rule == "Hall, both ends":
-        delta = rho * h * h / 2.0 - g * (h * h - 1.0) / 6.0
+        delta = rho * c * c / 2.0 - g * (c * c - 1.0) / 6.0
         return np.maximum(h - delta, 0.0), np.maximum(h + delta, 0.0)
-    return at.skew_reach(h, g, rho)  # the package's
+    if rule == "Hall at t":  # the term read at the Student-t look's critical value
+        extra = at.skew_reach(h, g, rho)
+        return h + extra[0], h + extra[1]
+    extra = at.skew_reach(c, g, rho)  # the package's
+    down, up = h + extra[0], h + extra[1]
+    if rule == "Hall's width, even":
+        return (down + up) / 2.0, (down + up) / 2.0
+    return down, up
 
 
 def misses(a: dict[str, np.ndarray], rule: str) -> np.ndarray:

@@ -116,11 +116,12 @@ left-skewed pool's rare low labels give a high estimate and a small standard err
 together, so that side misses more than its share. The studentised Hajek mean has
 ``P(T <= x) = Phi(x) + phi(x) delta(x)`` under the Poisson design, ``delta(x) = rho x^2 /
 2 - gamma (x^2 - 1) / 6`` (Hall 1992's expansion; :func:`skew_moments`), so the end on the
-skewed side reaches out by ``|delta(c)|`` standard errors at the look's ``c`` and the
-other end is kept (:func:`skew_reach`; ``anytime_estimate(..., shape=...)``, where the
-boundary is on the looks' own correlation). The term grows with ``c^2``: the fixed
-interval keeps its own. SummEval relevance (residual skewness -0.40): some look misses
-0.0532 to 0.0480 at 1% more width (EXPERIMENTS.md, "Where the pool mean's misses are").
+skewed side reaches out by ``|delta(c)|`` standard errors at the look's normal boundary
+``c`` (a Student-t look: its own critical value plus that) and the other end is kept
+(:func:`skew_reach`; ``anytime_estimate(..., shape=...)``, where the boundary is on the
+looks' own correlation). The term grows with ``c^2``: the fixed interval keeps its own.
+SummEval relevance (residual skewness -0.40): some look misses 0.0532 to 0.0480 at 1%
+more width (EXPERIMENTS.md, "Where the pool mean's misses are").
 
 Libraries. ``confseq`` (Howard et al.) gives the normal-mixture boundary, a closed form of
 two lines here, and no group-sequential spending; ``expectation`` gives e-processes and
@@ -371,14 +372,16 @@ def skew_moments(
 def skew_reach(
     c: np.ndarray | float, gamma: np.ndarray | float, rho: np.ndarray | float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The distances, in standard errors, to the lower and upper ends of an interval whose
-    critical value is ``c``, the end on the skewed side moved out by Hall's term
-    ``|delta(c)|``, ``delta(c) = rho c^2 / 2 - gamma (c^2 - 1) / 6`` (upward where
-    ``delta > 0``: left-skewed residuals, whose rare low labels, when missed, leave the
-    estimate high and its standard error small), the other end at ``c``."""
+    """How far, in standard errors, Hall's term moves the lower and the upper end of a
+    look's interval out (0 for the other end): ``|delta(c)|`` on the skewed side,
+    ``delta(c) = rho c^2 / 2 - gamma (c^2 - 1) / 6`` at the boundary's normal critical
+    value ``c`` (the Cornish-Fisher term of the studentised mean's quantile; a Student-t
+    look keeps its own critical value for the variance's noise and adds this). Upward
+    where ``delta > 0``: left-skewed residuals, whose rare low labels, when missed, leave
+    the estimate high and its standard error small."""
     c = np.asarray(c, dtype=float)
     delta = np.asarray(rho, dtype=float) * c * c / 2.0 - np.asarray(gamma) * (c * c - 1.0) / 6.0
-    return c + np.maximum(-delta, 0.0), c + np.maximum(delta, 0.0)
+    return np.maximum(-delta, 0.0), np.maximum(delta, 0.0)
 
 
 def sequential_critical_values(
@@ -574,12 +577,11 @@ def anytime_estimate(
         note["correlation"] = CANONICAL if cosines is None else OWN_CORRELATION
         note["cosines"] = None if cosines is None else [float(v) for v in np.ravel(cosines)]
     if times is not None and shape is not None and not e.details.get(VARIANCE_FLOOR):
-        # Hall's term on the skewed side, at this look's critical value (module docstring)
-        h = factor * crit
-        down, up = skew_reach(h, *shape)
-        lo, hi = lo - (float(down) - h) * e.se, hi + (float(up) - h) * e.se
+        # Hall's term on the skewed side, at this look's boundary (module docstring)
+        down, up = skew_reach(c, *shape)
+        lo, hi = lo - float(down) * e.se, hi + float(up) * e.se
         note["skew"] = {"skewness": float(shape[0]), "covariance": float(shape[1])}
-        note["skew"] |= {"reach": float(max(down, up) - h)}
+        note["skew"] |= {"reach": float(max(down, up))}
     note |= {"critical_value": c, "fixed_critical_value": crit, "widening": factor}
     note |= {"level": level, "anytime_critical_value": factor * crit}
     note |= _budget(looks, max_labels, e.alpha, plan_labels)
