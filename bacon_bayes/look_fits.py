@@ -37,7 +37,7 @@ import numpy as np
 
 from bacon_bayes import surrogates as sur
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.estimate import anytime
+from bacon_bayes.estimate import anytime, shape
 from bacon_bayes.estimate.mean import aee_residuals
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import Estimate
@@ -45,7 +45,15 @@ from bacon_bayes.results import Estimate
 if TYPE_CHECKING:
     from bacon_bayes.calibrator import Calibrator
 
-__all__ = ["LookFit", "earlier_fits", "hand_over", "look_fit", "mean_cosines", "pool_after_wave"]
+__all__ = [
+    "LookFit",
+    "earlier_fits",
+    "hand_over",
+    "look_fit",
+    "mean_cosines",
+    "mean_shape",
+    "pool_after_wave",
+]
 
 #: where a calibrator keeps its earlier looks' fits (with the cross-fit they belong to)
 _HELD = "_look_fits"
@@ -180,20 +188,44 @@ def mean_cosines(cal: Calibrator, e: Estimate) -> tuple[np.ndarray | None, str]:
     return cos, note
 
 
-def _residuals(
-    cal: Calibrator, fit: LookFit, order: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """A look's residuals and inclusion probabilities in the pool's wave ``order``."""
+def mean_shape(cal: Calibrator, e: Estimate) -> tuple[float, float] | None:
+    """The latest look's skewness and covariance of the pool mean ``e`` for Hall's term
+    (:func:`bacon_bayes.estimate.shape.skew_moments`, from its AEE residuals) where its
+    boundary is on the looks' own fits (a first look too); None elsewhere."""
+    if _canonical_reason(cal, e):
+        return None
+    out = _look_residuals(cal, look_fit(cal))
+    if out is None:
+        return None
+    gamma, rho = shape.skew_moments(out[1], out[2], cal.target)
+    return float(gamma), float(rho)
+
+
+def _look_residuals(
+    cal: Calibrator, fit: LookFit
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A look's labeled items, their AEE residuals and inclusion probabilities."""
     p = cal.pool_
     f = np.zeros((p.n_items, fit.surrogates.shape[1]))
     f[fit.labeled] = fit.surrogates
     try:
-        idx, r, pi = aee_residuals(
+        return aee_residuals(
             p.y, f, fit.labeled, p.propensity,
             power_tuning=fit.tuned, hajek=cal.hajek, target=cal.target,
         )  # fmt: skip
     except BaconError:
         return None
+
+
+def _residuals(
+    cal: Calibrator, fit: LookFit, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A look's residuals and inclusion probabilities in the pool's wave ``order``."""
+    p = cal.pool_
+    out = _look_residuals(cal, fit)
+    if out is None:
+        return None
+    idx, r, pi = out
     full_r, full_pi = np.zeros(p.n_items), np.ones(p.n_items)
     full_r[idx], full_pi[idx] = r, pi
     n = int(fit.labeled.sum())

@@ -163,13 +163,16 @@ def uniform_wave_gain(cal: Calibrator) -> Callable[[float], float] | None:
 
 def mean(cal: Calibrator, e: Estimate, max_labels: int | None) -> Estimate:
     """The pool mean ``e`` (fixed, at the latest look) with its anytime interval; by
-    alpha-spending, on the looks' own correlation where :func:`mean_cosines` has it."""
+    alpha-spending, on the looks' own correlation where :func:`mean_cosines` has it, and
+    there with Hall's term on the skewed side (:func:`~bacon_bayes.look_fits.mean_shape`)."""
     if e.method == "naive":
         return e  # no labels: nothing is looked at twice
     info = mean_information(cal)
     cosines, why = (None, "") if max_labels is None else look_fits.mean_cosines(cal, e)
+    # Hall's term on the skewed side where the looks are the pool's own item-level fits
+    shape = None if max_labels is None else look_fits.mean_shape(cal, e)
     out = anytime.anytime_estimate(
-        e, pool_looks(cal), info=info, max_labels=max_labels, cosines=cosines
+        e, pool_looks(cal), info=info, max_labels=max_labels, cosines=cosines, shape=shape
     )
     if why:  # the canonical correlation, and why
         out.details["anytime"]["correlation_note"] = why

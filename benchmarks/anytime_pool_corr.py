@@ -10,8 +10,8 @@ Every look's pool-mean fit is recorded (its labels' residuals ``r_k = y - ybar -
 (f_k - fbar)`` with the look's own cross-fitted surrogate and weight) and the rules below
 are evaluated on the same sequences:
 
-``today``        the package's: canonical correlation ``sqrt(I_j / I_k)``, information in
-                 labels (finite-population corrected);
+``today``        the package's before session 52: canonical correlation ``sqrt(I_j /
+                 I_k)``, information in labels (finite-population corrected);
 ``own corr``     the correlation of looks ``j < k`` is the canonical one times the cosine
                  of the two looks' influence values on the labels they share, ``cos_jk =
                  sum_{S_j} q r_j r_k / sqrt(sum_{S_j} q r_j^2 sum_{S_j} q r_k^2)`` (``q =
@@ -27,12 +27,16 @@ are evaluated on the same sequences:
 ``weight delta`` the estimated weight's own variance added (delta method):
                  ``+ (F / N - fbar)^2 Var(lam)``, ``Var(lam) = sum_S (1 - pi) (c fc r)^2 /
                  (sum_S c fc^2)^2``;
-``weight both``  the two together; ``own corr + both``, ``own corr + weight df``.
+``weight both``  the two together; ``own corr + both``, ``own corr + weight df``;
+``own corr + Hall``  the package's now: ``own corr`` with the end on the skewed side moved
+                 out by Hall's term at the look's critical value
+                 (:func:`bacon_bayes.estimate.shape.skew_reach`).
 
 ``--package N`` (SummEval): the package itself, ``Calibrator(engine="freq")``
 ``estimate_mean(anytime=True, max_labels)`` fitted at every look of the first ``N``
 sequences (its earlier looks refitted by :mod:`bacon_bayes.look_fits`), against ``own
-corr`` look by look: the half-widths' ratio and the adjacent cosines' largest difference.
+corr + Hall`` look by look: the distances to both ends' ratios and the adjacent cosines'
+largest difference.
 
 Per rule: the chance that some look misses (se), the paired change against today
 (sequences rescued / newly missing), the fixed interval's miss per look, and the last
@@ -51,6 +55,8 @@ from pathlib import Path
 import numpy as np
 
 from bacon_bayes.estimate import anytime as at
+from bacon_bayes.estimate import shape
+from bacon_bayes.estimate.core import residual_floor
 from benchmarks import anytime_validation as v
 
 #: rows of the grid recursion at once (its kernel is rows x grid^2)
@@ -59,7 +65,9 @@ BATCH = 400
 
 class Recorder:
     """Wraps ``anytime_validation.mean_core`` (the pool's fit at each look) and keeps the
-    look's labels' residuals, weights, weight and the delta-method term."""
+    look's labels' residuals, weights, weight, the delta-method term, the estimate's
+    skewness and covariance of Hall's term (:func:`bacon_bayes.estimate.anytime.
+    skew_moments`) and the residual floor's variance."""
 
     def __init__(self, core):
         self.core, self.calls = core, []
@@ -75,15 +83,24 @@ class Recorder:
         var_lam = ((1.0 - pi) * (c * fc * r) ** 2).sum(axis=1) / (c * fc * fc).sum(axis=1) ** 2
         d = np.asarray(f_sum) / n_items - fbar[:, 0]
         tuned = kw.get("lam") is None
+        gamma, rho = shape.skew_moments(r, pi)
+        floor = np.array([residual_floor(row) for row in y]) * c.sum(axis=1) / n_items**2
         self.calls.append(
-            {"r": r, "pi": pi, "n": n, "var": var, "tuned": tuned, "delta": d * d * var_lam}
-        )
+            {"r": r, "pi": pi, "n": n, "var": var, "tuned": tuned, "delta": d * d * var_lam,
+             "gamma": gamma, "rho": rho, "floor_var": floor}
+        )  # fmt: skip
         return th, var, lam, n
 
 
 def looks_of(calls: list[dict], looks: int) -> list[list[dict]]:
     """The recorded calls as chunks of ``looks`` consecutive looks."""
     return [calls[s : s + looks] for s in range(0, len(calls), looks)]
+
+
+def field(chunks: list[list[dict]], name: str) -> np.ndarray:
+    """A recorded per-sequence quantity, (R, K)."""
+    return np.vstack([np.column_stack([np.broadcast_to(c[name], c["n"].shape) for c in ch])
+                      for ch in chunks])  # fmt: skip
 
 
 def cosines(chunks: list[list[dict]], pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -113,10 +130,20 @@ def boundaries(info: np.ndarray, times: np.ndarray) -> np.ndarray:
     return out
 
 
-def evaluate(name: str, e, se, df, crit, truth, base_miss, fixed_half) -> tuple[dict, np.ndarray]:
+def evaluate(
+    name: str, e, se, df, crit, truth, base_miss, fixed_half, shape=None
+) -> tuple[dict, np.ndarray]:
+    """One rule's row; ``shape``: the looks' ``(gamma, rho)`` of Hall's term (the
+    package's reach on the skewed side, :func:`bacon_bayes.estimate.shape.skew_reach`)."""
     err = np.abs(e - truth) / se
     half = v.anytime_half(v._t(df), df, crit)
-    miss = err > half
+    down, up = half, half
+    if shape is not None:
+        extra = shape.skew_reach(crit, *shape)
+        down, up = half + extra[0], half + extra[1]
+    z = (e - truth) / se
+    miss = (z > down) | (z < -up)
+    half = (down + up) / 2.0
     some = miss.any(axis=1)
     p = float(some.mean())
     row = {
@@ -135,8 +162,11 @@ def evaluate(name: str, e, se, df, crit, truth, base_miss, fixed_half) -> tuple[
     return row, some
 
 
-def package_halves(t: v.Table, sim: v.Looks, sequences: int) -> tuple[np.ndarray, np.ndarray]:
-    """The package's own alpha-spending half-widths (R, K) and adjacent cosines (R, K - 1)
+def package_halves(
+    t: v.Table, sim: v.Looks, sequences: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The package's own alpha-spending distances to the lower and upper ends (R, K) and
+    adjacent cosines (R, K - 1)
     of the pool mean on the first ``sequences`` of ``sim`` (SummEval), look by look:
     ``Calibrator(engine="freq", seed=r)`` fitted on the waves up to the look, its
     ``estimate_mean(anytime=True, max_labels=last look's labels)`` refitting every earlier
@@ -149,7 +179,7 @@ def package_halves(t: v.Table, sim: v.Looks, sequences: int) -> tuple[np.ndarray
     judges = [c for c in frame.columns if c.startswith("judge:") and c.endswith("|relevance")]
     looks = sim.labels.size
     bounds = np.concatenate([[0], sim.labels.astype(int)])
-    half = np.full((sequences, looks), np.nan)
+    low, high = np.full((sequences, looks), np.nan), np.full((sequences, looks), np.nan)
     cos = np.full((sequences, looks - 1), np.nan)
     for r in range(sequences):
         wave = np.full(t.n, np.nan)
@@ -164,30 +194,38 @@ def package_halves(t: v.Table, sim: v.Looks, sequences: int) -> tuple[np.ndarray
             )  # fmt: skip
             cal = Calibrator(engine="freq", seed=r).fit(pool)
             e = cal.estimate_mean(anytime=True, max_labels=int(sim.labels[-1]))
-            half[r, k] = (e.ci_high - e.ci_low) / 2
+            low[r, k], high[r, k] = e.estimate - e.ci_low, e.ci_high - e.estimate
             if k == looks - 1:
                 cos[r] = e.details["anytime"]["cosines"]
         print(f"  package: sequence {r + 1} of {sequences}", flush=True)
-    return half, cos
+    return low, high, cos
 
 
 def package_rows(
-    half: np.ndarray, cos: np.ndarray, own: np.ndarray, today: np.ndarray, adjacent: np.ndarray
-) -> list[dict]:
-    """The package's half-widths and cosines against the harness's (a) and today's, look
-    by look, on the same sequences."""
-    ratio = half / own[: half.shape[0]]
+    ends: tuple[np.ndarray, np.ndarray], cos: np.ndarray, own: tuple[np.ndarray, np.ndarray],
+    today: np.ndarray, adjacent: np.ndarray,
+) -> list[dict]:  # fmt: skip
+    """The package's distances to its ends and cosines against the harness's rule (the
+    package's: own correlation and Hall's term) and today's, look by look, on the same
+    sequences."""
+    m = ends[0].shape[0]
+    ratio = np.concatenate([ends[0] / own[0][:m], ends[1] / own[1][:m]], axis=1)
+    half = (ends[0] + ends[1]) / 2
+    looks = half.shape[1]
     return [
         {
-            "rule": f"package vs (a), {half.shape[0]} sequences",
-            "half-width package / (a), mean per look": ratio.mean(axis=0).round(4).tolist(),
-            "largest |package / (a) - 1|": round(float(np.abs(ratio - 1).max()), 4),
-            "half-width package / today's, mean per look": (half / today[: half.shape[0]])
+            "rule": f"package vs the harness's, {m} sequences",
+            "lower, upper distance package / harness, mean per look": [
+                ratio[:, :looks].mean(axis=0).round(4).tolist(),
+                ratio[:, looks:].mean(axis=0).round(4).tolist(),
+            ],
+            "largest |package / harness - 1|": round(float(np.abs(ratio - 1).max()), 4),
+            "half-width package / today's, mean per look": (half / today[:m])
             .mean(axis=0)
             .round(4)
             .tolist(),
             "adjacent cosines package - (a), largest |difference|": round(
-                float(np.abs(cos - adjacent[: half.shape[0]]).max()), 4
+                float(np.abs(cos - adjacent[:m]).max()), 4
             ),
         }
     ]
@@ -206,12 +244,9 @@ def run_cell(
         v.mean_core = own
     chunks = looks_of(rec.calls, looks)
     e, se, df = sim.pool
-    var = np.vstack([np.column_stack([c["var"] for c in ch]) for ch in chunks])
+    var, n, tuned = field(chunks, "var"), field(chunks, "n"), field(chunks, "tuned")
     assert np.allclose(var, se**2, rtol=1e-10), "recorded fits are not the pool's"
-    n = np.vstack([np.column_stack([c["n"] for c in ch]) for ch in chunks])
-    tuned = np.vstack([np.column_stack([np.full(c["n"].shape, c["tuned"]) for c in ch])
-                       for ch in chunks])  # fmt: skip
-    delta = np.vstack([np.column_stack([c["delta"] for c in ch]) for ch in chunks])
+    delta = field(chunks, "delta")
     truth = t.y.mean()
     times = sim.labels / sim.labels[-1]
     info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), e.shape)
@@ -233,25 +268,28 @@ def run_cell(
     var_df = np.where(tuned, var * (n - 1.0) / (n - 2.0), var)
     var_delta = np.where(tuned, var + delta, var)
     var_both = np.where(tuned, var_df + delta, var)
+    shape = (field(chunks, "gamma"), field(chunks, "rho"))
     rules = [
-        ("today", se, crit_today),
-        ("own corr", se, crit_own),
-        ("weight df", np.sqrt(var_df), crit_today),
-        ("weight delta", np.sqrt(var_delta), crit_today),
-        ("weight both", np.sqrt(var_both), crit_today),
-        ("own corr + weight both", np.sqrt(var_both), crit_own),
-        ("own corr + weight df", np.sqrt(var_df), crit_own),
+        ("today", se, crit_today, None),
+        ("own corr", se, crit_own, None),
+        ("own corr + Hall (the package)", se, crit_own, shape),
+        ("weight df", np.sqrt(var_df), crit_today, None),
+        ("weight delta", np.sqrt(var_delta), crit_today, None),
+        ("weight both", np.sqrt(var_both), crit_today, None),
+        ("own corr + weight both", np.sqrt(var_both), crit_own, None),
+        ("own corr + weight df", np.sqrt(var_df), crit_own, None),
     ]
     rows, base = [], None
-    for name, s, crit in rules:
-        row, some = evaluate(name, e, s, df, crit, truth, base, fixed_half)
+    for name, s, crit, sh in rules:
+        row, some = evaluate(name, e, s, df, crit, truth, base, fixed_half, sh)
         base = some if base is None else base
         rows.append(row)
     if package:  # the package itself on the first sequences
-        half, pcos = package_halves(t, sim, min(package, reps))
-        own_half = v.anytime_half(v._t(df), df, crit_own) * se
+        low, high, pcos = package_halves(t, sim, min(package, reps))
+        own_half = v.anytime_half(v._t(df), df, crit_own)
+        own = [own_half + extra for extra in shape.skew_reach(crit_own, *shape)]
         today_half = v.anytime_half(v._t(df), df, crit_today) * se
-        rows += package_rows(half, pcos, own_half, today_half, adjacent)
+        rows += package_rows((low, high), pcos, (own[0] * se, own[1] * se), today_half, adjacent)
     canon = np.sqrt(info[0, :-1] / info[0, 1:])
     z = (e - truth) / se
     emp = np.array([np.corrcoef(z[:, k - 1], z[:, k])[0, 1] for k in range(1, looks)])

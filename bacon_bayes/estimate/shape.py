@@ -178,3 +178,45 @@ def skew_join(
         ci_high=np.where(up, high, table.ci_high),
         details=details,
     )
+
+
+def skew_moments(
+    resid: np.ndarray, pi: np.ndarray, target: str = "pool"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pool mean's shape for Hall's term (:mod:`bacon_bayes.estimate.anytime`): the
+    estimate's skewness ``gamma`` and the covariance ``rho`` of its standardised error
+    with its variance estimate's relative error, from its labels' residuals ``resid``
+    (the AEE mean's influence values) and inclusion probabilities ``pi`` (labels along
+    the last axis).
+
+    Under the Poisson design, with ``w = 1 / pi`` and ``k2 = sum w^2 (1 - pi) r^2`` (the
+    variance's sum): ``gamma = sum w^3 (1 - pi) (1 - 2 pi) r^3 / k2^1.5`` and ``rho = sum
+    w^3 (1 - pi)^2 r^3 / k2^1.5`` for the pool target; without the finite-population
+    correction both are ``sum w^3 r^3 / (sum w^2 r^2)^1.5`` (equal probabilities, a small
+    fraction: the residuals' skewness over ``sqrt(n)``). 0 without spread."""
+    r = np.asarray(resid, dtype=float)
+    p = np.asarray(pi, dtype=float)
+    w = 1.0 / p
+    q = 1.0 - p if target == "pool" else np.ones_like(p)
+    k2 = (w * w * q * r * r).sum(axis=-1)
+    third = (w**3 * q * r**3).sum(axis=-1)
+    gamma = (w**3 * q * (1.0 - 2.0 * p) * r**3).sum(axis=-1) if target == "pool" else third
+    rho = (w**3 * q * q * r**3).sum(axis=-1) if target == "pool" else third
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(k2 > 0, 1.0 / np.where(k2 > 0, k2, 1.0) ** 1.5, 0.0)
+    return gamma * scale, rho * scale
+
+
+def skew_reach(
+    c: np.ndarray | float, gamma: np.ndarray | float, rho: np.ndarray | float
+) -> tuple[np.ndarray, np.ndarray]:
+    """How far, in standard errors, Hall's term moves the lower and the upper end of a
+    look's interval out (0 for the other end): ``|delta(c)|`` on the skewed side,
+    ``delta(c) = rho c^2 / 2 - gamma (c^2 - 1) / 6`` at the boundary's normal critical
+    value ``c`` (the Cornish-Fisher term of the studentised mean's quantile; a Student-t
+    look keeps its own critical value for the variance's noise and adds this). Upward
+    where ``delta > 0``: left-skewed residuals, whose rare low labels, when missed, leave
+    the estimate high and its standard error small."""
+    c = np.asarray(c, dtype=float)
+    delta = np.asarray(rho, dtype=float) * c * c / 2.0 - np.asarray(gamma) * (c * c - 1.0) / 6.0
+    return np.maximum(-delta, 0.0), np.maximum(delta, 0.0)

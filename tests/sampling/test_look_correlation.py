@@ -15,7 +15,7 @@ import pytest
 
 from bacon_bayes import Calibrator, EvalPool, estimands, sequential
 from bacon_bayes.estimate import anytime as at
-from bacon_bayes.look_fits import LookFit, earlier_fits, hand_over, pool_after_wave
+from bacon_bayes.look_fits import LookFit, earlier_fits, hand_over, mean_shape, pool_after_wave
 from bacon_bayes.study import import_labels, load_study
 from bacon_bayes.study.looks import look_estimates
 
@@ -46,11 +46,12 @@ def _pool(frame: pd.DataFrame) -> EvalPool:
 
 
 def _canonical(cal: Calibrator, max_labels: int) -> tuple[float, float]:
-    """Today's interval: the boundary on the canonical correlation."""
+    """Today's interval on the canonical correlation: the boundary so, with the same Hall's
+    term on the skewed side (:func:`bacon_bayes.look_fits.mean_shape`)."""
     e = estimands.mean(cal, 0.05, "aee")
     seq = at.anytime_estimate(
         e, sequential.pool_looks(cal), info=sequential.mean_information(cal),
-        max_labels=max_labels,
+        max_labels=max_labels, shape=mean_shape(cal, e),
     ).clip(*cal.bounds_)  # fmt: skip
     return seq.ci_low, seq.ci_high
 

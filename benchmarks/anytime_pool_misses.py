@@ -1,0 +1,241 @@
+"""Issue 41: where the pool mean's alpha-spending misses are, and what Hall's term on the
+skewed side does about them, on the sequences of :mod:`benchmarks.anytime_pool_corr` (the
+same draws as ``anytime_validation``; uniform waves).
+
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses [--reps 4000]
+        [--tables summeval] [--looks 10] [--seed 101] [--data DIR] [--save STEM]
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses --load STEM_T_K.npz
+
+Per cell, under the rule before (``own corr``: the boundary on the looks' own
+correlation, symmetric) and the package's (``package``: with Hall's term): the first look
+at which a sequence's interval misses, its side (the truth above or below the interval),
+the looks' labels and Satterthwaite df, whether the look's variance was at the residual
+floor and whether its weight was tuned, against the share the spending function allots
+that look; each look's single-look miss at its boundary, side by side, against the
+boundary's nominal level, with the estimate's mean skewness. Then the rules, each paired
+against ``own corr``: sequences rescued / newly missing, the chance that some look misses
+(se) and the last look's half-width over the fixed one:
+
+``canonical``   the boundary on the canonical correlation;
+``package``     ``own corr`` with the end on the skewed side moved out by Hall's term at
+                the look's normal boundary (:func:`bacon_bayes.estimate.shape.skew_reach`,
+                the Poisson-design moments of
+                :func:`~bacon_bayes.estimate.shape.skew_moments`);
+``Hall's width, even``  the package's width at each look split evenly between the two
+                ends (is it the direction, or only the width?);
+``Hall, small fraction``  the same with the iid term ``gamma (2 c^2 + 1) / 6``;
+``Hall, both ends``  the Cornish-Fisher shift of both ends (the other end pulled in);
+``Hall at t``   the term read at the Student-t look's critical value instead of the
+                normal boundary's (far larger at a first look of few labels);
+``own corr + weight both``  the tuned weight's ``n - 2`` and delta-method variance at the
+                tuned looks (:mod:`benchmarks.anytime_pool_corr`), in the anytime look only;
+``package + weight both``.
+
+The variance is raised to the residual floor where it binds, and such a look is scaled by
+``c / z``, as the package's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from bacon_bayes.estimate import anytime as at
+from bacon_bayes.estimate import shape
+from benchmarks import anytime_pool_corr as pc
+from benchmarks import anytime_validation as v
+
+RULES = (
+    "canonical", "package", "Hall's width, even", "Hall, small fraction", "Hall, both ends",
+    "Hall at t", "own corr + weight both", "package + weight both",
+)  # fmt: skip
+
+
+def record(t: v.Table, reps: int, looks: int, seed: int) -> dict[str, np.ndarray]:
+    """The cell's arrays (R, K): estimates, se, df, the boundaries on the looks' own and
+    the canonical correlation, the se of ``weight both``, the moments of Hall's term, the
+    residual floor's variance and where it binds, the tuned looks."""
+    rec = pc.Recorder(v.mean_core)
+    own = v.mean_core
+    v.mean_core = rec
+    try:
+        sim = v.simulate(t, "uniform", reps, looks, seed)
+    finally:
+        v.mean_core = own
+    chunks = pc.looks_of(rec.calls, looks)
+    e, se, df = sim.pool
+    var, n, tuned = pc.field(chunks, "var"), pc.field(chunks, "n"), pc.field(chunks, "tuned")
+    assert np.allclose(var, se**2, rtol=1e-10), "recorded fits are not the pool's"
+    times = sim.labels / sim.labels[-1]
+    info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), e.shape)
+    adjacent = np.vstack(
+        [at.look_cosines([c["r"] for c in ch], [c["pi"] for c in ch]) for ch in chunks]
+    )
+    J = at.correlated_information(np.ascontiguousarray(info), adjacent)
+    var_both = np.where(tuned, var * (n - 1.0) / (n - 2.0) + pc.field(chunks, "delta"), var)
+    floor = pc.field(chunks, "floor_var")
+    return {
+        "e": e, "se": se, "df": df, "truth": np.array(t.y.mean()), "labels": sim.labels,
+        "crit_own": pc.boundaries(J, times),
+        "crit_today": np.broadcast_to(pc.boundaries(np.ascontiguousarray(info[:1]), times),
+                                      e.shape),
+        "se_both": np.sqrt(var_both), "gamma": pc.field(chunks, "gamma"),
+        "rho": pc.field(chunks, "rho"), "floor_var": floor, "floor": floor > var,
+        "tuned": tuned, "times": times,
+    }  # fmt: skip
+
+
+def package_se(a: dict[str, np.ndarray]) -> np.ndarray:
+    """The package's se: the variance raised to the residual floor where it binds."""
+    return np.sqrt(np.maximum(a["se"] ** 2, a["floor_var"]))
+
+
+def _anytime(a: dict[str, np.ndarray], tcrit: np.ndarray, crit: np.ndarray) -> np.ndarray:
+    """The package's anytime distance in se: a look at the residual floor is its fixed
+    interval scaled by ``c / z`` (no Student-t look on the raw residuals' df)."""
+    h = v.anytime_half(tcrit, a["df"], crit)
+    return np.where(a["floor"], tcrit * crit / stats.norm.isf(v.ALPHA / 2), h)
+
+
+def halves(a: dict[str, np.ndarray], rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """The distances (in the package's se) to the lower and upper ends under ``rule``."""
+    tcrit = v._t(a["df"])
+    c = a["crit_today" if rule == "canonical" else "crit_own"]
+    h = _anytime(a, tcrit, c)
+    if rule.endswith("weight both"):
+        both = np.sqrt(np.maximum(a["se_both"] ** 2, a["floor_var"])) / package_se(a)
+        h = h * both
+    if rule in ("canonical", "own corr", "own corr + weight both"):
+        return h, h
+    g, rho = np.where(a["floor"], 0.0, a["gamma"]), np.where(a["floor"], 0.0, a["rho"])
+    if rule == "Hall, small fraction":
+        extra = shape.skew_reach(c, g, g)
+        return h + extra[0], h + extra[1]
+    if rule == "Hall, both ends":
+        delta = rho * c * c / 2.0 - g * (c * c - 1.0) / 6.0
+        return np.maximum(h - delta, 0.0), np.maximum(h + delta, 0.0)
+    if rule == "Hall at t":  # the term read at the Student-t look's critical value
+        extra = shape.skew_reach(h, g, rho)
+        return h + extra[0], h + extra[1]
+    extra = shape.skew_reach(c, g, rho)  # the package's
+    down, up = h + extra[0], h + extra[1]
+    if rule == "Hall's width, even":
+        return (down + up) / 2.0, (down + up) / 2.0
+    return down, up
+
+
+def misses(a: dict[str, np.ndarray], rule: str) -> np.ndarray:
+    """(R, K): +1 where the look's interval lies below the truth (the truth above it), -1
+    where above, 0 where it covers."""
+    down, up = halves(a, rule)
+    z = (a["e"] - a["truth"]) / package_se(a)
+    return np.where(z < -up, 1, np.where(z > down, -1, 0))
+
+
+def first_miss_table(a: dict[str, np.ndarray], rule: str) -> list[str]:
+    """Markdown rows: per look, the sequences whose first miss is there, by side, the
+    spending function's share, and the looks' labels, df, floor and tuned weight."""
+    m = misses(a, rule)
+    hit = m != 0
+    reps, looks = hit.shape
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    spent = at.obf_spending(a["times"], v.ALPHA)
+    allot = np.diff(spent, prepend=0.0) * reps
+    rows = [
+        "| look | labels | first misses | truth above / below the interval | spending allots"
+        " | df of those looks (median, min) | at the floor | weight tuned |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for k in range(looks):
+        who = first == k
+        side = m[who, k]
+        dfs = a["df"][who, k]
+        med = f"{np.median(dfs):.0f}, {dfs.min():.0f}" if who.any() else "-"
+        rows.append(
+            f"| {k + 1} | {int(a['labels'][k])} | {int(who.sum())} | {int((side > 0).sum())} / "
+            f"{int((side < 0).sum())} | {allot[k]:.1f} | {med} | "
+            f"{int(a['floor'][who, k].sum())} | {'yes' if a['tuned'][0, k] else 'no'} |"
+        )
+    rows.append(f"| all | | {int(hit.any(axis=1).sum())} | "
+                f"{int((m[np.arange(reps), np.maximum(first, 0)] > 0)[first >= 0].sum())} / "
+                f"{int((m[np.arange(reps), np.maximum(first, 0)] < 0)[first >= 0].sum())} | "
+                f"{spent[-1] * reps:.1f} | | | |")  # fmt: skip
+    return rows
+
+
+def tail_rows(a: dict[str, np.ndarray], rule: str) -> list[str]:
+    """Per look: the boundary's nominal level a side (median over sequences), the
+    single-look misses under ``rule`` side by side, and the estimate's mean skewness."""
+    m = misses(a, rule)
+    c = a["crit_own"]
+    rows = [
+        "| look | c (median) | nominal level per side | truth above | truth below"
+        " | estimate's skewness, mean |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in range(m.shape[1]):
+        lvl = float(np.median(stats.norm.sf(c[:, k])))
+        rows.append(
+            f"| {k + 1} | {np.median(c[:, k]):.3f} | {lvl:.5f} | {(m[:, k] > 0).mean():.5f} | "
+            f"{(m[:, k] < 0).mean():.5f} | {a['gamma'][:, k].mean():+.3f} |"
+        )
+    return rows
+
+
+def compare(a: dict[str, np.ndarray], rules: tuple[str, ...]) -> list[str]:
+    """Markdown rows: each rule against ``own corr``, paired."""
+    base = (misses(a, "own corr") != 0).any(axis=1)
+    fixed = v._t(a["df"])[:, -1]
+    rows = [
+        "| rule | some look misses (se) | rescued / newly missing | last look's width / fixed |",
+        "|---|---|---|---|",
+    ]
+    for rule in ("own corr", *rules):
+        some = (misses(a, rule) != 0).any(axis=1)
+        p = float(some.mean())
+        down, up = halves(a, rule)
+        width = float(np.mean((down + up)[:, -1] / (2 * fixed)))
+        rows.append(
+            f"| {rule} | {p:.4f} ({np.sqrt(p * (1 - p) / some.size):.4f}) | "
+            f"{int((base & ~some).sum())} / {int((~base & some).sum())} | {width:.3f} |"
+        )
+    return rows
+
+
+def report(a: dict[str, np.ndarray]) -> None:
+    for rule in ("own corr", "package"):
+        print(f"{rule}:", *first_miss_table(a, rule), "", *tail_rows(a, rule), "", sep="\n")
+    print("\n".join(compare(a, RULES)), flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=4000)
+    p.add_argument("--looks", default="10")
+    p.add_argument("--tables", default="summeval")
+    p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
+    p.add_argument("--seed", type=int, default=101)
+    p.add_argument("--save", type=Path, default=None, help="write each cell's arrays (stem)")
+    p.add_argument("--load", type=Path, default=None, help="report on saved arrays")
+    args = p.parse_args()
+    if args.load is not None:
+        report(dict(np.load(args.load)))
+        return
+    start = time.perf_counter()
+    for t in v.load_tables(args.data, tuple(args.tables.split(","))):
+        t.pair, _ = v.pick_pair(t, args.seed)
+        for k in (int(x) for x in args.looks.split(",")):
+            print(f"{t.name} uniform {k} looks, {args.reps} sequences:", flush=True)
+            a = record(t, args.reps, k, args.seed)
+            if args.save is not None:
+                np.savez(args.save.with_name(f"{args.save.name}_{t.name}_{k}.npz"), **a)
+            report(a)
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
