@@ -35,9 +35,10 @@ SHARED_FITS = frozenset({"gaussian_sim", "gaussian_folds", "ordinal_fit"})
 #: BENCHMARKS.md "The test suite's time, 2026-12-03 (third pass)"), and the files whose NUTS
 #: fits took fewer draws times their CPU's ratio (fourth pass), and the files whose coverage
 #: studies went to ``make validate`` for a fast check (fifth pass: the figure less the moved
-#: tests' share of the file in the before run, plus the fast checks'). Only the order of the
-#: groups comes from here: a stale figure makes a run end less evenly, never changes what
-#: runs.
+#: tests' share of the file in the before run, plus the fast checks'; sixth pass: the same for
+#: test_coverage, test_rounds, test_combine and test_doctor, times their CPU's ratio). Only
+#: the order of the groups comes from here: a stale figure makes a run end less evenly,
+#: never changes what runs.
 GROUP_SECONDS = {
     "tests/bayes/test_multinomial.py": 70,
     "tests/bayes/test_pairwise_model.py": 25,
@@ -51,21 +52,21 @@ GROUP_SECONDS = {
     "tests/simulation/test_montecarlo.py": 58,
     "tests/test_pairwise_cli.py": 59,
     "tests/test_readme.py": 58,
-    "tests/test_coverage.py": 30,
+    "tests/test_coverage.py": 8,
     "tests/test_clustered.py": 22,
     "tests/test_group_moderation.py": 20,
     "tests/test_pairwise_inputs.py": 47,
-    "tests/test_doctor.py": 35,
+    "tests/test_doctor.py": 28,
     "tests/test_faults.py": 35,
     "tests/test_printed_commands.py": 34,
     "tests/test_human_rates.py": 14,
-    "tests/test_rounds.py": 26,
+    "tests/test_rounds.py": 11,
     "tests/test_baseline_comparisons.py": 21,
     "tests/sampling/test_study_decide.py": 26,
     "tests/test_pairwise_designs.py": 22,
     "tests/test_plan.py": 24,
     "tests/test_pairwise_cli_loop.py": 23,
-    "tests/test_combine.py": 20,
+    "tests/test_combine.py": 12,
     "tests/test_persist.py": 13,
 }
 SECONDS_PER_TEST = 0.7

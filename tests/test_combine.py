@@ -12,9 +12,11 @@ from bacon_bayes.estimate import combine
 from bacon_bayes.estimate.combine import combined_core, inflation
 from bacon_bayes.estimate.core import _t_crit, mean_core
 from bacon_bayes.simulation import regimes as sim
+from tests.interval_checks import assert_two_sided
 
 N_ITEMS = 2000
-REPS = 1000
+#: replications of the coverage studies (``make validate``) and of the fast checks
+REPS, FAST_REPS = 1000, 150
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +37,23 @@ def world():
     return X, y, fixed
 
 
-def draw(world, n_lab, seed, poisson=False):
-    """Label masks, design and conditioned probabilities, and the (R, N, 4) surrogates."""
+def draw(world, n_lab, seed, poisson=False, reps=REPS):
+    """Label masks, design and conditioned probabilities, and the (R, N, 4) surrogates of
+    ``reps`` replications (those of fewer are the first of more)."""
     X, y, fixed = world
     rng = np.random.default_rng(seed)
     if poisson:  # more labels where the first judge is high
         pi = np.clip(0.5 + X[:, 0] - X[:, 0].min(), 0, None)
-        pi = np.broadcast_to(pi * n_lab / pi.sum(), (REPS, N_ITEMS))
-        mask = rng.random((REPS, N_ITEMS)) < pi
+        pi = np.broadcast_to(pi * n_lab / pi.sum(), (reps, N_ITEMS))
+        mask = rng.random((reps, N_ITEMS)) < pi
     else:
-        order = np.argsort(rng.random((REPS, N_ITEMS)), axis=1)[:, :n_lab]
-        mask = np.zeros((REPS, N_ITEMS), dtype=bool)
+        order = np.argsort(rng.random((reps, N_ITEMS)), axis=1)[:, :n_lab]
+        mask = np.zeros((reps, N_ITEMS), dtype=bool)
         np.put_along_axis(mask, order, True, axis=1)
-        pi = np.full((REPS, N_ITEMS), n_lab / N_ITEMS)
+        pi = np.full((reps, N_ITEMS), n_lab / N_ITEMS)
     preds, fold_ids, _ = sim.batched_ridge_crossfit(X, y, mask, seed=seed)
     ridge = sim.batched_surrogate(preds, fold_ids, 1.0 / pi)
-    F = np.concatenate([ridge[..., None], np.broadcast_to(fixed, (REPS, *fixed.shape))], axis=2)
+    F = np.concatenate([ridge[..., None], np.broadcast_to(fixed, (reps, *fixed.shape))], axis=2)
     # the Hajek variance conditions on the realised sample size (as the library does)
     pi_cond = np.minimum(pi * (mask.sum(axis=1) / pi.sum(axis=1))[:, None], 1.0)
     return mask, pi_cond, F
@@ -164,10 +167,30 @@ def test_bad_surrogate_matrices_are_refused():
 # --------------------------------------------------------------------------- coverage
 
 
-@pytest.mark.parametrize(
+SMALL_BUDGETS = pytest.mark.parametrize(
     ("n_lab", "poisson", "cols"),
     [(40, False, [0, 1, 2, 3]), (60, True, [0, 1, 2, 3]), (40, False, [0, 1])],
 )
+
+
+@SMALL_BUDGETS
+def test_combined_interval_is_neither_too_wide_nor_too_narrow_at_small_budgets(
+    world, n_lab, poisson, cols
+):
+    """The cells of the coverage study below on 150 replications: the fast check
+    (tests/interval_checks.py, the t on the interval's df) at 90% and 95%, which the
+    intervals fail widened 1.5 times or narrowed to 0.6."""
+    mask, pi, F = draw(world, n_lab, 11 + n_lab, poisson, reps=FAST_REPS)
+    theta, var, _, n, df = run(world, mask, pi, F[..., cols])
+    assert np.all(df == n - 1 - len(cols))
+    for alpha in (0.1, 0.05):
+        half = _t_crit(alpha, df + 1) * np.sqrt(var)
+        kw = {"df": float(np.mean(df)), "what": f"{n_lab} labels, surrogates {cols}, alpha {alpha}"}
+        assert_two_sided(theta, theta - half, theta + half, world[1].mean(), alpha, **kw)
+
+
+@pytest.mark.slow
+@SMALL_BUDGETS
 def test_combined_interval_covers_in_band_at_small_budgets(world, n_lab, poisson, cols):
     """Four correlated surrogates (one useless) on 40-60 labels, and the nearly collinear
     pair ridge + judge mean on 40: coverage in the two-sided 99.9% band at 90% and 95%;
@@ -183,9 +206,10 @@ def test_combined_interval_covers_in_band_at_small_budgets(world, n_lab, poisson
         assert coverage(theta, var, df, truth, alpha, 1.3) > hi
 
 
+@pytest.mark.slow
 def test_unshrunk_unpriced_weights_undercover(world, monkeypatch):
-    """The check can fail: the plain in-sample weights without shrinkage and without the
-    price of tuning them cover the collinear pair below the band at 40 labels."""
+    """The coverage band can fail: the plain in-sample weights without shrinkage and
+    without the price of tuning them cover the collinear pair below it at 40 labels."""
     monkeypatch.setattr(combine, "SHRINK", 0.0)
     mask, pi, F = draw(world, 40, 51)
     truth = world[1].mean()
@@ -206,20 +230,42 @@ def test_combined_mean_is_unbiased_at_moderate_budgets(world):
     assert abs(err.mean()) <= 3.29 * err.std() / np.sqrt(REPS)
 
 
+def _group_tables(world, reps: int):
+    """``reps`` draws of 200 labels: the four groups' true means and the Student-t max-|t|
+    tables of their combined means at 90%."""
+    _, y, _ = world
+    mask, pi, F = draw(world, 200, 3, reps=reps)
+    groups = np.arange(N_ITEMS) % 4
+    truth = np.array([y[groups == g].mean() for g in range(4)])
+    tables = [
+        est.aee_group_means(
+            np.where(mask[r], y, np.nan), F[r], groups, pi=pi[r, 0], interval="t", alpha=0.1
+        )
+        for r in range(reps)
+    ]
+    return truth, tables
+
+
+def test_combined_group_means_are_neither_too_wide_nor_too_narrow(world):
+    """Group means share one weight vector tuned on all labels: 80 draws of the four
+    groups' simultaneous intervals pass the fast check (the max-|t| on their df), which
+    they fail widened 1.5 times or narrowed to 0.6."""
+    truth, tables = _group_tables(world, 80)
+    est_, lo, hi = (
+        np.array([getattr(t, k) for t in tables]) for k in ("estimate", "ci_low", "ci_high")
+    )
+    df = np.mean([np.broadcast_to(t.details["df"], 4) for t in tables], axis=0)
+    kw = {"simultaneous": True, "df": df, "what": "combined group means"}
+    assert_two_sided(est_, lo, hi, truth, 0.1, **kw)
+
+
+@pytest.mark.slow
 def test_combined_group_means_cover_in_band(world):
     """Group means share one weight vector tuned on all labels; simultaneous coverage
     of the four groups' true means in the band (Student-t max-|t| intervals)."""
-    _, y, _ = world
-    mask, pi, F = draw(world, 200, 3)
-    groups = np.arange(N_ITEMS) % 4
-    truth = np.array([y[groups == g].mean() for g in range(4)])
-    reps = 400
-    hits = np.empty(reps, dtype=bool)
-    for r in range(reps):
-        yy = np.where(mask[r], y, np.nan)
-        t = est.aee_group_means(yy, F[r], groups, pi=pi[r, 0], interval="t", alpha=0.1)
-        hits[r] = np.all((t.ci_low <= truth) & (truth <= t.ci_high))
-    lo, hi = sim.Coverage("x", "m", "aee", 0.1, reps, 0, 0, 0, 0).band()
+    truth, tables = _group_tables(world, 400)
+    hits = np.array([np.all((t.ci_low <= truth) & (truth <= t.ci_high)) for t in tables])
+    lo, hi = sim.Coverage("x", "m", "aee", 0.1, hits.size, 0, 0, 0, 0).band()
     assert lo <= hits.mean() <= hi, hits.mean()
 
 

@@ -1,8 +1,10 @@
-"""The next round (issue 34): a frozen calibrator's AEE on simulated rounds with known truth
-covers in band (both directions), the transport check flags a shifted group at the rate
-its power analysis predicts and a stable one at most at its nominal rate; the simulation's
-replication is the library's own calls. The full study (>= 1,000 rounds per scenario) is
-marked slow (``make validate``); its table is in VALIDATION.md."""
+"""The next round (issue 34): a frozen calibrator's AEE on simulated rounds with known truth,
+its intervals neither too wide nor too narrow (``make test``: the fast check of
+tests/interval_checks.py on 120 rounds; ``make validate``: coverage in band both ways on
+350 rounds and the full study of >= 1,000 rounds per scenario, whose table is in
+VALIDATION.md); the transport check flags a shifted group at the rate its power analysis
+predicts and a stable one at most at its nominal rate; the simulation's replication is
+the library's own calls."""
 
 from __future__ import annotations
 
@@ -16,8 +18,14 @@ from scipy import stats
 from bacon_bayes import Calibrator
 from bacon_bayes.simulation import rounds
 from bacon_bayes.transport import _row, flag_rate, group_rows, pointwise_note, transport_check
+from tests.interval_checks import assert_two_sided
 
-FAST = {"ns": (20, 40), "reps": 350, "worlds": 2, "methods": ("frozen", "refit")}
+#: the coverage study of ``make validate`` (the same draws give the check's rates)
+STUDY = {"ns": (20, 40), "reps": 350, "worlds": 2, "methods": ("frozen", "refit")}
+#: the fast check of its intervals (``make test``): the same study on fewer rounds
+FAST = STUDY | {"reps": 120}
+#: the transport check's rates alone (no interval: a tenth of the study's time)
+RATES = STUDY | {"methods": (), "groups": False}
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +76,30 @@ def test_frozen_calibrators_tune_from_40_fresh_labels(world: rounds.World) -> No
     assert untuned.apply(replace(world.pool, y=_labels(world, 60, 1))).power_tuning is False
 
 
+def _assert_rows_two_sided(rows: list[rounds.RoundCoverage], what: str) -> None:
+    """The fast check (tests/interval_checks.py) of each row's rounds: the t's df of each
+    interval (its harmonic mean over the rounds; a bootstrap's counts as normal)."""
+    for c in rows:
+        d = c.draws
+        assert d is not None and d.df is not None
+        inv = np.mean(1.0 / d.df.reshape(c.reps, -1), axis=0)
+        df = None if not inv.any() else 1.0 / np.maximum(inv, 1e-12)
+        simultaneous = "simultaneous" in c.estimand
+        label = f"{what} {c.regime} n={c.n} {c.estimand} {c.method} ({c.reps} rounds)"
+        assert_two_sided(d.estimate, d.ci_low, d.ci_high, d.truth, c.alpha, what=label,
+                         simultaneous=simultaneous, df=df)  # fmt: skip
+
+
+def test_ten_fresh_labels_untuned_are_neither_too_wide_nor_too_narrow() -> None:
+    """At 10 fresh labels (the minimum), 150 rounds per scenario over 4 worlds: the
+    untuned frozen AEE's interval passes the fast check (the study below, ``make
+    validate``, also shows the tuned one falling below its band)."""
+    kw = {"ns": (10,), "reps": 150, "worlds": 4, "methods": ("frozen",), "groups": False}
+    for scenario in rounds.SCENARIOS:
+        _assert_rows_two_sided(rounds.study(scenario, **kw).coverage, "untuned")
+
+
+@pytest.mark.slow
 def test_ten_fresh_labels_cover_untuned_and_not_tuned() -> None:
     """At 10 fresh labels (the minimum), 1,000 rounds per scenario: the untuned frozen AEE
     covers in band, pooled and per scenario; tuned (the first version), on the same draws,
@@ -133,42 +165,63 @@ def test_flag_rate_with_df_is_the_checks_rule(m: int, delta: float, tol: float) 
 #: (a judge's scores change under a frozen calibrator) and its check (every group shifted,
 #: none stable) compares flag rates as judge_shift's shifted group does; tests/test_drift.py
 #: covers the shift of a new judge version
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param(s, marks=pytest.mark.slow) if s == "judge_version" else s
-        for s in rounds.SCENARIOS
-    ],
-)
+SCENARIO_PARAMS = [
+    pytest.param(s, marks=pytest.mark.slow) if s == "judge_version" else s for s in rounds.SCENARIOS
+]
+
+
+@pytest.fixture(scope="module", params=SCENARIO_PARAMS)
 def fast(request: pytest.FixtureRequest) -> rounds.RoundsResult:
     return rounds.study(request.param, **FAST)
 
 
-def test_frozen_and_refit_cover_in_band(fast: rounds.RoundsResult) -> None:
+@pytest.fixture(scope="module", params=SCENARIO_PARAMS)
+def rates(request: pytest.FixtureRequest) -> rounds.RoundsResult:
+    return rounds.study(request.param, **RATES)
+
+
+@pytest.fixture(scope="module", params=rounds.SCENARIOS)
+def study(request: pytest.FixtureRequest) -> rounds.RoundsResult:
+    return rounds.study(request.param, **STUDY)
+
+
+def test_frozen_and_refit_are_neither_too_wide_nor_too_narrow(fast: rounds.RoundsResult) -> None:
+    """120 rounds at 20 and 40 fresh labels: the frozen mean and group means and the
+    refit's mean pass the fast check; widened 1.5 times or narrowed to 0.6 they fail."""
+    assert {(c.n, c.estimand, c.method) for c in fast.coverage} >= {
+        (n, e, m) for n in (20, 40) for e, m in [("mean", "frozen"), ("mean", "refit")]
+    } | {(n, "groups (simultaneous)", "frozen") for n in (20, 40)}
+    _assert_rows_two_sided(fast.coverage, "")
+
+
+@pytest.mark.slow
+def test_frozen_and_refit_cover_in_band(study: rounds.RoundsResult) -> None:
     """350 rounds at 20 and 40 fresh labels: every coverage in the two-sided 99.9% band
     (the frozen mean and group means, the refit's mean)."""
-    assert {(c.n, c.estimand, c.method) for c in fast.coverage} >= {
+    assert {(c.n, c.estimand, c.method) for c in study.coverage} >= {
         (n, "mean", m) for n in (20, 40) for m in ("frozen", "refit")
     }
-    bad = [c for c in fast.coverage if not c.in_band]
+    bad = [c for c in study.coverage if not c.in_band]
     assert not bad, rounds.coverage_rows_table(bad)
-    for c in fast.coverage:  # the truth is the pool's: no bias beyond noise
+    for c in study.coverage:  # the truth is the pool's: no bias beyond noise
         assert abs(c.bias) < 4 * c.bias_se
 
 
-def test_the_check_flags_at_its_predicted_rate(fast: rounds.RoundsResult) -> None:
+def test_the_check_flags_at_its_predicted_rate(rates: rounds.RoundsResult) -> None:
     """Every group: a shifted one flagged ``drifted`` within 0.07 of ``flag_rate`` (the
-    t rule), the stable one at most at alpha (+ 99.9% slack)."""
-    bad = [r for r in fast.transport if not r.ok]
+    t rule), the stable one at most at alpha (+ 99.9% slack); the study's 350 rounds at 20
+    and 40 fresh labels (the labels' draws do not depend on the intervals asked for)."""
+    bad = [r for r in rates.transport if not r.ok]
     assert not bad, rounds.transport_table(bad)
-    shifted = [r for r in fast.transport if abs(r.delta) > 0.3 and r.group != "(all)"]
-    stable = [r for r in fast.transport if r.stable]
-    assert shifted or fast.transport[0].scenario == "judge_version"
-    assert stable or fast.transport[0].scenario == "judge_version"
+    shifted = [r for r in rates.transport if abs(r.delta) > 0.3 and r.group != "(all)"]
+    stable = [r for r in rates.transport if r.stable]
+    assert shifted or rates.transport[0].scenario == "judge_version"
+    assert stable or rates.transport[0].scenario == "judge_version"
 
 
+@pytest.mark.slow
 def test_the_band_catches_intervals_too_narrow_or_too_wide() -> None:
-    """The check can fail: half-widths scaled by 0.7 leave the band below, by 1.5 above."""
+    """The coverage band can fail: half-widths scaled by 0.7 leave it below, by 1.5 above."""
     kw = {"ns": (40,), "reps": 350, "worlds": 2, "methods": ("frozen",), "groups": False}
     narrow = rounds.study("new_system", shrink=0.7, **kw).coverage[0]
     wide = rounds.study("new_system", shrink=1.5, **kw).coverage[0]

@@ -206,8 +206,23 @@ def batched_surrogate(
 
 
 @dataclass
+class Draws:
+    """Each replication's estimate, interval and truth (arrays ``(R,)`` or ``(R, K)``;
+    ``truth`` a number, ``(K,)`` or each replication's ``(R, K)``) and, for a t interval,
+    its degrees of freedom (``(R,)`` or ``(R, K)``): what a check of the intervals' width
+    against their estimates' spread needs (``tests/interval_checks.py``)."""
+
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    truth: np.ndarray
+    df: np.ndarray | None = None
+
+
+@dataclass
 class Coverage:
-    """Coverage of one estimand in one regime."""
+    """Coverage of one estimand in one regime (``draws``: the replications it summarises,
+    when the study kept them)."""
 
     regime: str
     estimand: str
@@ -218,6 +233,7 @@ class Coverage:
     mean_width: float
     bias: float
     bias_se: float
+    draws: Draws | None = field(default=None, repr=False, compare=False)
 
     def band(self, z: float = 3.29) -> tuple[float, float]:
         """Binomial band around nominal coverage (``z = 3.29``: two-sided 99.9%)."""
@@ -249,6 +265,7 @@ def _summary(
         float(np.mean(hi - lo)),
         float(err.mean()),
         float(err.std(ddof=1) / np.sqrt(err.size)),
+        Draws(np.asarray(est_), np.asarray(lo), np.asarray(hi), truth),
     )
 
 

@@ -43,7 +43,7 @@ from bacon_bayes.features import apply_features, build_features
 from bacon_bayes.frozen import tunes
 from bacon_bayes.pool import EvalPool
 from bacon_bayes.results import EstimateTable
-from bacon_bayes.simulation.regimes import Coverage
+from bacon_bayes.simulation.regimes import Coverage, Draws
 from bacon_bayes.transport import TOLERANCE_SHARE, _row, flag_rate, group_rows
 
 __all__ = [
@@ -322,9 +322,9 @@ METHODS = {"frozen": frozen_mean, "refit": refit_mean, "fresh": fresh_mean}
 
 
 def _coverage(
-    scenario: str, n: int, estimand: str, method: str, alpha: float, est_, lo, hi, truth
+    scenario: str, n: int, estimand: str, method: str, alpha: float, est_, lo, hi, truth, df
 ) -> RoundCoverage:
-    est_, lo, hi, truth = (np.asarray(a, dtype=float) for a in (est_, lo, hi, truth))
+    est_, lo, hi, truth, df = (np.asarray(a, dtype=float) for a in (est_, lo, hi, truth, df))
     cover = (lo <= truth) & (truth <= hi)
     if cover.ndim > 1:  # simultaneous: every group at once
         cover = cover.all(axis=1)
@@ -340,6 +340,7 @@ def _coverage(
         float(np.mean(hi - lo)),
         float(per.mean()),
         float(per.mean(axis=1).std(ddof=1) / np.sqrt(len(lo))),
+        Draws(est_, lo, hi, truth, df),
         n=n,
         rmse=float(np.sqrt(np.mean(err**2))),
     )
@@ -416,14 +417,16 @@ def study(
                 for m in methods:
                     e, lo, hi = METHODS[m](w, y_lab, alpha, tuning)
                     h = shrink * (hi - lo) / 2
-                    acc.setdefault((n, "mean", m), []).append((e, e - h, e + h, w.y.mean()))
+                    # the t's df before Satterthwaite's (the labels' n - 1; kept for checks)
+                    acc.setdefault((n, "mean", m), []).append((e, e - h, e + h, w.y.mean(), n - 1))
                 lab_g = w.groups[~np.isnan(y_lab)]
                 if groups and min(np.sum(lab_g == g) for g in w.delta) >= MIN_GROUP_LABELS:
                     t = frozen_groups(w, y_lab, alpha, tuning)
                     eg = np.asarray(t.estimate)
                     hg = shrink * (np.asarray(t.ci_high) - np.asarray(t.ci_low)) / 2
+                    df_g = np.broadcast_to(t.details.get("df", np.inf), eg.shape)  # inf: bootstrap
                     acc.setdefault((n, "groups (simultaneous)", "frozen"), []).append(
-                        (eg, eg - hg, eg + hg, truth_g)
+                        (eg, eg - hg, eg + hg, truth_g, df_g)
                     )
                 for name, row in transport_rows(w, y_lab, alpha).items():
                     m_g = int(row["n_labels"])
