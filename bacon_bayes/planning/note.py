@@ -30,7 +30,6 @@ __all__ = [
     "resolution_note",
     "top_lead_untold",
     "top_untold",
-    "untold_lead",
 ]
 
 #: The designs :func:`resolution_note` compares on a pool past
@@ -198,19 +197,10 @@ def resolution_note(
     )
 
 
-def untold_lead(
-    st: PilotStatistics, tied: tuple[int, int, float, float], better: str, source: str
-) -> str:
-    """The words of a top group's lead under one standard error (:func:`indistinguishable`),
-    as ``bacon estimate``'s plan line and ``bacon status``'s top group say them: the
-    labels needed cannot be told from ``source`` (``"these labels"``)."""
-    top, other, gap, se = tied
-    return (
-        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}"
-        f"{' (lower is better)' if better == 'lower' else ''}, a lead under one standard error "
-        f"({se:.3g}), so the labels needed to resolve it cannot be told from {source} "
-        "(if the two are equal, none would)"
-    )
+def _leads(st: PilotStatistics, top: int, other: int, gap: float, better: str) -> str:
+    """``"A leads B by 0.12"`` (with ``(lower is better)`` on an error score)."""
+    lower = " (lower is better)" if better == "lower" else ""
+    return f"{st.names[top]} leads {st.names[other]} by {gap:.3g}{lower}"
 
 
 def top_lead_untold(cal: Calibrator, better: str = "higher", pooling: str = "auto") -> str:
@@ -240,14 +230,18 @@ def top_untold(
     where a count can be given."""
     tied = indistinguishable(st, pooling, better)
     if tied is not None:
-        return "is indistinguishable from zero", untold_lead(st, tied, better, source)
+        top, other, gap, se = tied
+        return "is indistinguishable from zero", (
+            f"{_leads(st, top, other, gap, better)}, a lead under one standard error "
+            f"({se:.3g}), so the labels needed to resolve it cannot be told from {source} "
+            "(if the two are equal, none would)"
+        )
     lone = lone_lead(st, pooling, better)
     if lone is None:
         return None
     top, other, alone, gap = lone
     return "rests on a group of one label", (
-        f"{st.names[top]} leads {st.names[other]} by {gap:.3g}"
-        f"{' (lower is better)' if better == 'lower' else ''}, and {st.names[alone]} has one "
+        f"{_leads(st, top, other, gap, better)}, and {st.names[alone]} has one "
         f"label, no standard error of its own, so the labels needed to resolve it cannot be "
         f"told from {source} (label {st.names[alone]} first)"
     )
