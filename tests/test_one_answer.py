@@ -324,3 +324,42 @@ def test_sample_until_pools_the_groups_as_status_does(tmp_path, capsys):
     assert code in (0, 2)  # a wave drawn, or refused with the reason (e.g. out of reach)
     assert main(["status", str(study), "--engine", "freq"]) == 0  # shrunk: another interval
     assert said not in capsys.readouterr().out
+
+
+def _pool_mean_interval(out: str) -> tuple[float, float]:
+    """The pool mean's interval in ``bacon status --half-width``'s or ``bacon sample
+    --until half-width=``'s line ("pool mean within +-H: not yet: 3.07 [2.51, 3.62] ...")."""
+    import re
+
+    line = next(ln for ln in out.splitlines() if "pool mean within +-" in ln)
+    found = re.search(r"\[([-+\d.e]+), ([-+\d.e]+)\]", line)
+    assert found is not None, line
+    return float(found[1]), float(found[2])
+
+
+def test_status_and_until_read_the_study_with_estimates_embedding(tmp_path, capsys):
+    """``bacon status`` and ``bacon sample --until`` took no ``--embedding`` (nor
+    ``--text``, ``--prompt``, ``--outcome``, ``--levels``): on a study estimated with
+    ``--embedding`` they answered from another fit than ``bacon estimate``'s. They read
+    the study as estimate does (``cli.pool_args.study_pool_options``), and the ``bacon
+    status`` command estimate prints carries the embedding."""
+    study = _study(tmp_path / "e")  # --until draws a wave in it
+    read = [str(study), "--engine", "freq", "--embedding", "emb_"]
+    capsys.readouterr()
+    assert main(["estimate", *read, "--json"]) == 0
+    aee = json.loads(capsys.readouterr().out)["mean"]["aee"]
+    assert main(["estimate", *read]) == 0
+    plan = capsys.readouterr().out
+    command = _printed_commands(plan)
+    assert any(c.startswith("bacon status ") and "--embedding emb_" in c for c in command), plan
+    assert main(["status", *read, "--half-width", "0.1"]) == 0
+    status = _pool_mean_interval(capsys.readouterr().out)
+    assert status == pytest.approx((aee["ci_low"], aee["ci_high"]), abs=6e-4)
+    code = main(["sample", *read, "--until", "half-width=0.1", "--out",
+                 str(tmp_path / "next.csv")])  # fmt: skip
+    out = capsys.readouterr()
+    assert code in (0, 2), out
+    assert _pool_mean_interval(out.out + out.err) == pytest.approx(status, abs=1e-9)
+    assert main(["status", str(study), "--engine", "freq", "--half-width", "0.1"]) == 0
+    plain = _pool_mean_interval(capsys.readouterr().out)
+    assert abs(plain[0] - status[0]) > 1e-3  # the embedding changes the fit

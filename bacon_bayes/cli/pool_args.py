@@ -125,7 +125,7 @@ def plan_note_anytime(
     if anytime is None:
         return None
     study = (Path(args.file) / CONFIG_FILE).is_file()
-    return status_command(args, engine) if study else ""
+    return status_command(args, engine, study_pool_words(args)) if study else ""
 
 
 SURROGATES_HELP = (
@@ -431,21 +431,29 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         raise ValidationError(f"{text}{'' if text.endswith('.') else '.'}{hint}") from exc
 
 
+#: the options that read a study folder into a pool besides its judges, as
+#: ``StudyData.to_pool`` names them (estimate, report, plan, status, sample --until)
+STUDY_POOL_OPTIONS = ("group", "embedding", "text", "prompt", "outcome", "levels")
+
+
 def study_pool_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The options that read a study folder into a pool besides its judges (group,
-    embedding, text, prompt, outcome, levels; None: the study's own), as
-    ``StudyData.to_pool`` takes them: the one place a command's options become the
-    study's pool, for the command's fit and for every look of it the report refits
-    (:func:`bacon_bayes.study.looks.look_estimates`), so its latest look is the
-    command's own (the report's looks were fitted without ``--embedding``)."""
-    return {
-        "group": args.group,
-        "embedding": args.embedding,
-        "text": args.text,
-        "prompt": args.prompt,
-        "outcome": args.outcome,
-        "levels": parse_levels(args.levels),
-    }
+    """The options that read a study folder into a pool besides its judges
+    (:data:`STUDY_POOL_OPTIONS`; None: the study's own), as ``StudyData.to_pool`` takes
+    them: the one place a command's options become the study's pool, for the command's
+    fit, for every look of it the report refits
+    (:func:`bacon_bayes.study.looks.look_estimates`), so its latest look is the command's
+    own (the report's looks were fitted without ``--embedding``), and for the fit of
+    ``bacon status`` and ``bacon sample --until`` (:func:`bacon_bayes.study.looks.fit_study`),
+    which answered from another fit than ``bacon estimate --embedding``'s."""
+    options = {name: getattr(args, name, None) for name in STUDY_POOL_OPTIONS}
+    return options | {"levels": parse_levels(options["levels"])}
+
+
+def study_pool_words(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """:func:`study_pool_options` as the command took them (``--levels 1,2,3`` as
+    written), for the ``bacon status`` it prints (:func:`~.printed.status_command`)."""
+    given = ((name, getattr(args, name, None)) for name in STUDY_POOL_OPTIONS)
+    return [(f"--{name}", str(value)) for name, value in given if value]
 
 
 #: what the item column of a table without ids holds, said where items are listed (the

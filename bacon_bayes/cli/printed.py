@@ -89,14 +89,21 @@ def plan_command(args: argparse.Namespace, pool: EvalPool, engine: str = "freq")
     return f"bacon plan {shlex.quote(str(args.file))} {options}{extra} --top".replace("  ", " ")
 
 
-def status_command(args: argparse.Namespace, engine: str = "freq") -> str:
+def status_command(
+    args: argparse.Namespace, engine: str = "freq", reading: list[tuple[str, str]] | None = None
+) -> str:
     """``bacon status STUDY``, as estimate's and report's plan line print it: with the
     settings of the fit whose intervals the line speaks of, so status answers from the
-    same intervals: ``engine`` (the one that fitted them; status's default is freq),
-    ``--model``, ``--pooling``, ``--group``, ``--alpha``, ``--better lower`` and
+    same intervals: ``reading``, the options that read the study into that fit's pool
+    (``--group``, ``--embedding``, ``--text``, ``--prompt``, ``--outcome``, ``--levels``
+    as the command took them, :func:`~bacon_bayes.cli.pool_args.study_pool_words`;
+    default: ``--group`` alone), ``engine`` (the one that fitted them; status's default
+    is freq), ``--model``, ``--pooling``, ``--alpha``, ``--better lower`` and
     ``--allow-pending`` where this command took them."""
     words = ["bacon", "status", str(args.file)]
-    given = [("--group", getattr(args, "group", None)), ("--model", getattr(args, "model", None))]
+    given: list[tuple[str, object]] = [("--group", getattr(args, "group", None))]
+    given = given if reading is None else list(reading)
+    given += [("--model", getattr(args, "model", None))]
     given += [("--engine", engine if engine != "freq" else None)]
     pooling = getattr(args, "pooling", "auto")
     given += [("--pooling", pooling if pooling != "auto" else None)]

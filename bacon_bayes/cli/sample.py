@@ -12,8 +12,9 @@ import numpy as np
 
 from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument
 from bacon_bayes.cli.pairwise import add_model_columns
-from bacon_bayes.cli.pool_args import add_pooling_argument
+from bacon_bayes.cli.pool_args import add_pooling_argument, study_pool_options
 from bacon_bayes.cli.study_args import (
+    add_study_pool_arguments,
     labels_join_hint,
     names_option,
     refuse_unimported,
@@ -86,6 +87,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "sign=A,B (a pair of groups), or best; draws nothing when it is settled",
     )
     add_pooling_argument(p)  # --until's group means, as bacon estimate and status pool them
+    add_study_pool_arguments(p, "embedding", "text")  # --until's fit, as estimate's
     p.add_argument(
         "--better",
         choices=("higher", "lower"),
@@ -340,6 +342,7 @@ def _until(args: argparse.Namespace, root: Path, config: StudyConfig | None) -> 
     if args.until:
         fit = {"engine": args.engine, "model": args.model, "folds": args.folds}
         fit["pooling"] = args.pooling  # the pairs and best group as status answers them
+        fit["pool_options"] = study_pool_options(args)  # the study read as estimate reads it
         with warnings.catch_warnings(record=True) as caught:  # printed as notes, as
             warnings.simplefilter("always", PoolWarning)  # bacon estimate prints them
             args.budget, line = until_budget(
@@ -384,6 +387,12 @@ def run(args: argparse.Namespace) -> int:
         return run_sample(args)
     if args.labels:
         raise ValidationError(labels_join_hint(args))
+    if (args.embedding or args.text) and not args.until:  # not recorded: said, not ignored
+        flag = "--embedding" if args.embedding else "--text"
+        raise ValidationError(
+            f"{flag} reads the study for --until's fit (as bacon estimate {flag} reads it); "
+            "a wave sized by --budget does not use it: drop it, or size the wave with --until"
+        )
     if args.target != "pool" or args.difference:
         flag = "--target population" if args.target != "pool" else "--difference"
         raise ValidationError(f"{flag} applies to --pairwise samples; drop it.")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.pool_args import add_pooling_argument
-from bacon_bayes.cli.study_args import refuse_unimported
+from bacon_bayes.cli.study_args import add_study_pool_arguments, refuse_unimported
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
 
@@ -76,6 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "questions' line says so",
     )
     q.add_argument("--model", help="outcome family of the calibrator")
+    add_study_pool_arguments(q, "embedding", "text", "prompt", "outcome", "levels")
     add_pooling_argument(q)  # as bacon estimate's: the group means and pairs it answers from
     q.add_argument("--no-questions", action="store_true", help="only the counts per wave")
     q.add_argument(
@@ -163,6 +164,7 @@ def _labels_after(table: pd.DataFrame, wave: int | None) -> int:
 def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame) -> None:
     """Whether each question is settled (a question that cannot be answered yet says why);
     ``study``: the open study, ``table`` its status."""
+    from bacon_bayes.cli.pool_args import study_pool_options
     from bacon_bayes.errors import BaconError, PoolWarning
     from bacon_bayes.model_choice import engine_words
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
@@ -210,9 +212,9 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
                 wave=wave,
                 engine=args.engine,
                 model=args.model,
-                group=args.group,
                 allow_pending=args.allow_pending,
                 pooling=args.pooling,
+                pool_options=study_pool_options(args),  # read as bacon estimate reads it
             )
         better = args.better or study.config.better
         found = questions(cal, alpha=args.alpha, half_width=args.half_width,

@@ -105,6 +105,25 @@ def remove_new_study(root: Path, existed: bool, lock_existed: bool) -> None:
         root.rmdir()
 
 
+def add_study_pool_arguments(p: argparse._ActionsContainer, *names: str) -> None:
+    """The options ``names`` of :data:`~bacon_bayes.cli.pool_args.STUDY_POOL_OPTIONS`
+    (``embedding``...) on a command that answers from a fit of a study folder (``bacon
+    status``, ``bacon sample --until``), so it reads the study as ``bacon estimate`` did."""
+    from bacon_bayes.cli.pool_args import KINDS
+
+    helps = {
+        "embedding": "prefix of embedding columns",
+        "text": "item text column",
+        "prompt": "prompt column",
+        "outcome": "type of the label",
+        "levels": "comma-separated levels of an ordinal/categorical label",
+    }
+    for name in names:
+        kw = {"choices": KINDS} if name == "outcome" else {}
+        what = f"{helps[name]}: the study read as bacon estimate --{name} reads it"
+        p.add_argument(f"--{name}", help=what, **kw)  # type: ignore[arg-type]
+
+
 #: New-study options, their argparse defaults, and the StudyConfig field each sets.
 _NEW_STUDY_OPTIONS = {
     "item": None,

@@ -106,13 +106,18 @@ def fit_study(
     group: str | None = None,
     allow_pending: bool = False,
     pooling: str = "auto",
+    pool_options: dict[str, Any] | None = None,
 ) -> Calibrator:
     """A calibrator fitted on the study as it stood after ``wave`` (default: the latest
     wave whose labels are all in), on the label's range the study recorded (its
     ``scale``, as ``bacon estimate`` reads it); ``group`` overrides the study's group
     column; ``allow_pending``: items without a label up to ``wave`` are missing at random
     (:func:`~bacon_bayes.study.load_study`); ``pooling``: the group means', as ``bacon
-    estimate --pooling`` takes it."""
+    estimate --pooling`` takes it. ``pool_options``: how the command reads the study into
+    a pool (``StudyData.to_pool``'s options: embedding, text, prompt, outcome, levels,
+    group; None values the study's own;
+    :func:`bacon_bayes.cli.pool_args.study_pool_options`), so ``bacon status`` and ``bacon
+    sample --until`` answer from the fit ``bacon estimate`` made with the same options."""
     from bacon_bayes.calibrator import Calibrator
     from bacon_bayes.study import StudyConfig, load_study
 
@@ -122,7 +127,8 @@ def fit_study(
             f"study {root} has no wave with all its labels in yet; import them with "
             "`bacon label import`"
         )
-    pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(group=group)
+    read = {"group": group} | {k: v for k, v in (pool_options or {}).items() if v is not None}
+    pool = load_study(root, up_to_wave=wave, allow_pending=allow_pending).to_pool(**read)
     scale = StudyConfig.read(Path(root)).label_range
     return Calibrator(
         model,
