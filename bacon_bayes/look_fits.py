@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LookFit",
     "earlier_fits",
+    "fit_look",
     "hand_over",
     "look_fit",
     "mean_cosines",
@@ -105,13 +106,22 @@ def _key(labeled: np.ndarray) -> bytes:
     return np.packbits(labeled).tobytes() + labeled.size.to_bytes(8, "little")
 
 
+def fit_look(cal: Calibrator, pool: EvalPool) -> Calibrator:
+    """A calibrator fitted on ``pool`` (an earlier look) as ``cal`` was: ``cal``'s settings
+    with the seed and engine its fit used (a seed drawn for ``seed=None``, ``auto``
+    resolved). Its warnings are not given: a look's notes are those of ``cal``'s fit (its
+    PoolWarning, ConvergenceWarning). The one place a look's calibrator is built, for
+    :func:`_refit` and :func:`bacon_bayes.study.looks.look_estimates`."""
+    params = cal.get_params() | {"seed": cal.seed_, "engine": cal.engine_}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return type(cal)(**params).fit(pool)
+
+
 def _refit(cal: Calibrator, wave: int) -> LookFit | None:
     """The look after ``wave`` refitted with ``cal``'s settings (None: it cannot be)."""
-    params = cal.get_params() | {"seed": cal.seed_, "engine": cal.engine_}
     try:
-        with warnings.catch_warnings():  # the look's notes are the latest fit's
-            warnings.simplefilter("ignore", UserWarning)
-            return look_fit(type(cal)(**params).fit(pool_after_wave(cal.pool_, wave)))
+        return look_fit(fit_look(cal, pool_after_wave(cal.pool_, wave)))
     except BaconError:  # fewer labels than folds, a judge without labels yet
         return None
 

@@ -6,7 +6,6 @@ decides its questions from these."""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.look_fits import LookFit, hand_over, look_fit
+from bacon_bayes.look_fits import LookFit, fit_look, hand_over, look_fit
 from bacon_bayes.study.panel import is_panel_note, replaced_after
 
 if TYPE_CHECKING:
@@ -173,9 +172,6 @@ def look_estimates(
     numbers = study.wave_numbers
     last = max(numbers, default=None) if allow_pending else last_labeled_wave(root)
     waves = [w for w in numbers if last is not None and w <= last]
-    # cal's settings with the seed and engine its fit used (a seed drawn for seed=None,
-    # auto resolved), as look_fits refits a look: every look fitted as cal was
-    kwargs = cal.get_params() | {"seed": cal.seed_, "engine": cal.engine_}
     rows: list[dict] = []
     fits: list[LookFit] = []
     read = {"group": cal.pool_.group_name, "prompt": cal.pool_.prompt_name}
@@ -184,12 +180,9 @@ def look_estimates(
     for wave in waves:
         data = load_study(root, up_to_wave=wave, allow_pending=allow_pending)
         pool = data.to_pool(judges=list(cal.pool_.judges), **read)
-        if replace(pool, notes=()) == mine:  # the command's own fit is this look
-            look = cal
-        else:
-            with warnings.catch_warnings():  # each look's notes are the command's own fit's
-                warnings.simplefilter("ignore", UserWarning)  # (PoolWarning, ConvergenceWarning)
-                look = type(cal)(**kwargs).fit(pool)
+        # the command's own fit is this look; another is fitted as cal was, as look_fits
+        # refits a look (its notes are the command's own fit's)
+        look = cal if replace(pool, notes=()) == mine else fit_look(cal, pool)
         hand_over(look, fits)  # its earlier looks, fitted once (the boundary's correlation)
         fits.append(look_fit(look))
         fixed = look.estimate_mean(alpha)

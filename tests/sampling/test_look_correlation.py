@@ -218,3 +218,34 @@ def test_the_bayesian_engine_keeps_the_canonical_boundary_and_says_why() -> None
     assert note["correlation"] == at.CANONICAL and note["cosines"] is None
     assert "Bayesian engine" in note["correlation_note"]
     assert (e.ci_low, e.ci_high) == _canonical(cal, pool.n_labeled)
+
+
+def test_every_look_is_fitted_as_the_latest_was_by_one_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``look_fits._refit`` and ``study.looks.look_estimates`` each built a look's
+    calibrator from its own line of settings; one function (``look_fits.fit_look``)
+    builds it for both: the latest fit's settings with the seed it drew (``seed=None``)
+    and the engine ``auto`` resolved to."""
+    import bacon_bayes.look_fits as lf
+    import bacon_bayes.study.looks as sl
+
+    made: list[Calibrator] = []
+    real = lf.fit_look
+
+    def spy(cal: Calibrator, pool: EvalPool) -> Calibrator:
+        made.append(look := real(cal, pool))
+        return look
+
+    monkeypatch.setattr(lf, "fit_look", spy)
+    monkeypatch.setattr(sl, "fit_look", spy)
+    cal = Calibrator(model="ridge", engine="auto", seed=None).fit(_pool(_frame(waves=3)))
+    assert len(earlier_fits(cal)) == 2 and len(made) == 2  # looks 1 and 2, refitted
+    root, _ = _study(tmp_path, 2, "uniform")
+    study_cal = Calibrator(model="ridge", engine="auto", seed=None).fit(load_study(root).to_pool())
+    look_estimates(root, study_cal)
+    assert len(made) == 3  # the study's look of wave 1 (wave 2's is study_cal itself)
+    for look, latest in zip(made, [cal, cal, study_cal], strict=True):
+        assert look.seed_ == latest.seed_ and look.engine_ == latest.engine_ == "freq"
+        same = {k: v for k, v in latest.get_params().items() if k not in ("seed", "engine")}
+        assert {k: look.get_params()[k] for k in same} == same
