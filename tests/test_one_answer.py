@@ -363,3 +363,39 @@ def test_status_and_until_read_the_study_with_estimates_embedding(tmp_path, caps
     assert main(["status", str(study), "--engine", "freq", "--half-width", "0.1"]) == 0
     plain = _pool_mean_interval(capsys.readouterr().out)
     assert abs(plain[0] - status[0]) > 1e-3  # the embedding changes the fit
+
+
+def test_status_and_estimate_say_one_sentence_of_a_group_without_labels(tmp_path, capsys):
+    """A group with no labels: ``bacon estimate``'s plan line said "the 1 system without
+    labels taken at the judges' estimate plus the pool's correction, UNVALIDATED" (or,
+    under anytime intervals, nothing of it) and ``bacon status`` "no interval for D (no
+    labels): label it first". One sentence (``planning.note.unlabeled_text``) now
+    serves both."""
+    from bacon_bayes.planning.note import unlabeled_text
+
+    rng = np.random.default_rng(5)
+    sizes, means = {"A": 200, "B": 200, "C": 200, "D": 3}, {"A": 3.8, "B": 3.0, "C": 3.1, "D": 3.0}
+    system = np.concatenate([[g] * n for g, n in sizes.items()])
+    z = np.array([means[g] for g in system]) + rng.normal(0, 1, system.size)
+    full = pd.DataFrame({"id": [f"x{i}" for i in range(system.size)], "system": system})
+    full["truth"] = z + rng.normal(0, 0.5, z.size)
+    full["j1"], full["j2"] = z + rng.normal(0, 0.7, z.size), z + rng.normal(0, 0.9, z.size)
+    full.drop(columns="truth").assign(human=np.nan).to_csv(pool := tmp_path / "pool.csv",
+                                                            index=False)  # fmt: skip
+    study, todo = tmp_path / "s.study", tmp_path / "todo.csv"
+    assert main(["sample", str(pool), "--label", "human", "--judge", "j1", "--judge", "j2",
+                 "--group", "system", "--item", "id", "--budget", "40", "--seed", "1",
+                 "--study", str(study), "--out", str(todo)]) == 0  # fmt: skip
+    drawn = pd.read_csv(todo)
+    truth = full.set_index("id").loc[drawn["id"]]
+    assert not (truth["system"] == "D").any()  # the draw missed D's three items
+    drawn.assign(human=truth["truth"].to_numpy()).to_csv(todo, index=False)
+    import_labels(study, todo)
+    sentence = unlabeled_text(["D"])
+    capsys.readouterr()
+    assert main(["estimate", str(study), "--engine", "freq"]) == 0
+    plan = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("bacon plan:"))
+    assert sentence in plan, plan
+    assert main(["status", str(study), "--engine", "freq"]) == 0
+    top = next(ln for ln in capsys.readouterr().out.splitlines() if "top system" in ln)
+    assert sentence in top, top

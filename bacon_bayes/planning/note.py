@@ -9,7 +9,7 @@ import numpy as np
 
 from bacon_bayes.calibrator import Calibrator
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.order import natural_sorted, unique_codes
+from bacon_bayes.order import names_text, natural_sorted, unique_codes
 from bacon_bayes.planning.outlook import (
     planning_basis,
     planning_means,
@@ -30,6 +30,7 @@ __all__ = [
     "resolution_note",
     "top_lead_untold",
     "top_untold",
+    "unlabeled_text",
 ]
 
 #: The designs :func:`resolution_note` compares on a pool past
@@ -53,6 +54,21 @@ def round_plan_note(group_column: str | None, command: str) -> str:
         "saved calibrator (`bacon plan --top` plans a fresh calibration of this pool, not "
         "the estimates above); for the fresh labels it needs for a half-width of a "
         f"{what}'s mean: {command} --half-width H --group-mean NAME"
+    )
+
+
+def unlabeled_text(names: list[str]) -> str:
+    """The one sentence ``bacon estimate``'s plan line and ``bacon status``'s top group
+    say of the groups without labels (they said it in two ways: "the 1 system without
+    labels taken at the judges' estimate ..." and "no interval for D (no labels): label
+    it first"): no interval, the mean UNVALIDATED and taken as it stands by the top
+    group's answer, and labelling it first."""
+    one = len(names) == 1
+    return (
+        f"{names_text(names)} {'has' if one else 'have'} no labels, so no interval: "
+        f"{'its mean is' if one else 'their means are'} the judges' estimate plus the "
+        f"pool's correction, UNVALIDATED, taken as {'it stands' if one else 'they stand'} "
+        f"(label {'it' if one else 'them'} first)"
     )
 
 
@@ -116,6 +132,8 @@ def resolution_note(
             f"bacon plan: the labels that would resolve the top {what} cannot be predicted "
             f"from this pilot yet ({str(exc).rstrip('.')})."
         )
+    unlabeled = [str(st.names[k]) for k in np.flatnonzero(np.asarray(st.labels) == 0)]
+    bare = f"; {unlabeled_text(unlabeled)}" if unlabeled else ""  # as bacon status says it
     untold = top_untold(st, pooling, better, "these labels" if anytime else "this pilot")
     if untold is not None:
         basis = planning_basis(st, shrink_prior(st), pooling)[1]
@@ -123,6 +141,7 @@ def resolution_note(
         if anytime:  # a study's labels, gathered in waves: not a pilot
             basis = basis.replace("the pilot's", "the study's")
         whose = "the study's" if anytime else "the pilot's"
+        untold = (untold[0], untold[1] + bare)
         return _tied_note(st, untold, what, which, basis, anytime, max_labels) + (
             f" `bacon plan --top` takes {whose} lead as the truth and gives, with this "
             f"caution, the labels each design would then need:{run}"
@@ -143,7 +162,7 @@ def resolution_note(
     if best is None or best.new_labels is None:
         return (
             f"bacon plan: no design resolves the top {what} from the rest "
-            f"with {power:.0%} power within this pool{only}.{run}"
+            f"with {power:.0%} power within this pool{only}{bare}.{run}"
         )
     table = "; the table of every design:" + (run or " `bacon plan` with --top")
     short = _over_budget(best, st.n_labeled, max_labels)
@@ -153,7 +172,7 @@ def resolution_note(
             f"bacon plan: {short} resolve the top {what} from the rest with "
             f"{power:.0%} power{look}: the {best.design} design{only} needs about "
             f"{best.new_labels} more, and bacon sample refuses a wave past the budget"
-            f"{table}"
+            f"{bare}{table}"
         )
     if anytime is not None:  # the plan's count is one look's interval, not those above
         # status's count answers another question (a point projection, not this power):
@@ -174,26 +193,19 @@ def resolution_note(
         return (
             f"bacon plan: {count} resolve the top {what} from the rest with {power:.0%} "
             "power in one look's interval (bacon estimate --fixed), not in the anytime "
-            f"intervals above, which need more labels for that power{status}{table}"
+            f"intervals above, which need more labels for that power{bare}{status}{table}"
         )
-    unlabeled = int(np.count_nonzero(st.labels == 0))
-    guess = (
-        f" (the {unlabeled} {what}{'s' if unlabeled > 1 else ''} without labels taken at "
-        "the judges' estimate plus the pool's correction, UNVALIDATED)"
-        if unlabeled
-        else ""
-    )
     if best.new_labels == 0:  # the plan's power at the labels in hand, this draw short
         return (
             f"bacon plan: were the pilot's gaps the truth, the labels in hand "
             f"({best.labels_needed} in all, {best.design} design{only}) would resolve the "
-            f"top {what} from the rest with {power:.0%} power{guess}; a top left open "
+            f"top {what} from the rest with {power:.0%} power{bare}; a top left open "
             f"with them says the gaps are smaller than they look{table}"
         )
     return (
         f"bacon plan: about {best.new_labels} more labels ({best.labels_needed} in all, "
         f"{best.design} design{only}) would resolve the top {what} from the "
-        f"rest with {power:.0%} power{guess}{table}"
+        f"rest with {power:.0%} power{bare}{table}"
     )
 
 

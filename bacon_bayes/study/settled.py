@@ -466,15 +466,16 @@ def _best_question(
         return Question(title, True, f"{name} (rank interval [1, 1])", 0.0)
     lo, hi = int(ranks["rank_low"][top]), int(ranks["rank_high"][top])
     answer = f"{name} leads, rank interval [{lo}, {hi}]"
-    if bare := [g for g in map(str, means.names) if g in means.details.get("no_interval", {})]:
-        # as bacon sample --until best refuses: no interval, no rate to count from
-        return Question(
-            title,
-            False,
-            f"{answer}; no interval for {names_text(bare)} (no "
-            f"labels): label {'them' if len(bare) > 1 else 'it'} first",
-            None,
-        )
+    why = means.details.get("no_interval", {})
+    bare = {g: n for g, n in zip(map(str, means.names), means.n_labeled, strict=True) if g in why}
+    if bare:  # as bacon sample --until best refuses: no interval, no rate to count from
+        from bacon_bayes.planning.note import unlabeled_text  # as estimate's plan line says
+
+        zero = [g for g, n in bare.items() if n == 0]
+        other = [g for g, n in bare.items() if n != 0]
+        said = [unlabeled_text(zero)] if zero else []
+        said += [f"no interval for {name_text(g)} ({why[g]}): label it first" for g in other]
+        return Question(title, False, "; ".join([answer, *said]), None)
     answer += f"; {untold}" if untold else _more_text(m, cap, point=True)
     return Question(title, False, answer, float(m), noise=bool(untold))
 
