@@ -204,9 +204,14 @@ def test_a_long_table_with_a_labels_file_gets_its_pivot_first(tmp_path, capsys, 
     assert "the table's id column 'item' repeats" in capsys.readouterr().err
 
 
-def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(tmp_path, capsys):
+def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(
+    tmp_path, capsys, monkeypatch
+):
     """Labeled items on three rows (one per expert) were counted as three items each, and
-    the printed command (without --item) gave intervals covering 80% (finding 7)."""
+    the printed command (without --item) gave intervals covering 80% (finding 7). The fix
+    is a line that runs (it was pandas code to paste): it writes the table with the
+    ratings' mean per item, and doctor on that file prints a command with --item."""
+    monkeypatch.chdir(tmp_path)
     table = relevance_table()
     labeled = table[table["relevance"].notna()]
     raters = pd.concat(
@@ -221,11 +226,15 @@ def test_one_row_per_annotator_is_said_and_no_command_takes_ratings_for_items(tm
     assert f"named like an id, but {len(labeled)} ids occur on several rows (up to 3)" in out
     assert "one row per rater ('annotator'), the judges the same on each" in out
     assert command(out) is None
-    fix = out.replace("\n", " ").split("e.g. in pandas: ", 1)[1].split("; then run", 1)[0]
-    scope = {"df": rows}
-    exec(fix, scope)
-    scope["df"].to_csv(path, index=False)
-    again = command(doctor(path, capsys))
+    flat = " ".join(out.split())
+    run_python_line(flat)
+    then = flat.split("Average the ratings per item first: ", 1)[1].split(", then ", 1)[1]
+    assert then.startswith("bacon doctor raters_per_item.csv")
+    fixed = pd.read_csv("raters_per_item.csv")
+    assert len(fixed) == table["item"].nunique() and fixed["item"].is_unique
+    means = fixed.set_index("item")["rating"].dropna()
+    np.testing.assert_allclose(means, labeled.set_index("item")["relevance"].loc[means.index])
+    again = command(doctor(Path("raters_per_item.csv"), capsys))
     assert again is not None and again[again.index("--item") + 1] == "item"
 
 
@@ -244,6 +253,21 @@ def test_repeated_ids_with_conflicting_labels_are_named(tmp_path, capsys):
     assert f"{first} at lines {first + 1}, {first + 2}" in row
     assert "of them with different labels" in row
     assert command(out) is None and "settle the labels of each repeated id" in out
+
+
+def test_rows_pasted_twice_with_their_ids_get_a_line_that_runs(tmp_path, capsys, monkeypatch):
+    """Three rows of a table with ids pasted again at its end: the fix was pandas code
+    (df.drop_duplicates()) to paste somewhere; it is a line that writes the table without
+    the copies, and doctor on that file prints a command again."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    pd.concat([table, table.head(3)]).to_csv("copies.csv", index=False)
+    out = " ".join(doctor(Path("copies.csv"), capsys).split())
+    assert "those rows repeat whole (pasted twice?)" in out and command(out) is None
+    run_python_line(out)
+    assert out.endswith("then bacon doctor copies_unique.csv")
+    assert pd.read_csv("copies_unique.csv").equals(pd.read_csv("copies.csv").head(len(table)))
+    assert command(doctor(Path("copies_unique.csv"), capsys)) is not None
 
 
 def test_a_long_table_whose_scores_hold_error_cells_is_told_to_empty_them_first(tmp_path, capsys):

@@ -291,7 +291,8 @@ def profile(
         for c, why in roles.left_out.items():
             roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) else why
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
-    p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format)) if b]
+    read = None if labels else read_call(file, meta.format)  # a joined table: not the file
+    p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format, read, file)) if b]
     p.read_as = str(frame.attrs.get("read as", ""))
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.n_labels = 0 if y is None else int(np.isfinite(y).sum())

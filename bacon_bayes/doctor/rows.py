@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor.cells import _where as where_is
-from bacon_bayes.doctor.cells import is_str
+from bacon_bayes.doctor.cells import doctor_again, is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
 from bacon_bayes.io import file_line, item_name, plural_places, row_place
 
@@ -211,12 +211,15 @@ def id_with_repeats(frame: pd.DataFrame, taken: set[str]) -> str | None:
     return None
 
 
-def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
+def check_ids(
+    frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = None, file: str | None = None
+) -> str:
     """Take a column named like an id whose ids repeat for the id (none was found, as
     none is unique), or check the id taken: when ids repeat (and the table is not long),
     its reason says which and where, a rater column is named, and the fix is returned
-    (``""`` when every id is once). A repeated id must not pass for a judge or be left
-    out of the printed command, which then takes every row for an item."""
+    (``""`` when every id is once; a shell line where ``read``, the pandas call of the
+    table's ``file``, is given: :func:`repeated_ids`). A repeated id must not pass for a
+    judge or be left out of the printed command, which then takes every row for an item."""
     if roles.long:
         return ""
     item = roles.item
@@ -225,7 +228,7 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
         item = id_with_repeats(frame, {c for c in taken if c})
     if item is None or (frame[item].notna().all() and frame[item].is_unique):
         return ""
-    what, fix, rater = repeated_ids(frame, item, roles.label, roles.judges, kind)
+    what, fix, rater = repeated_ids(frame, item, roles.label, roles.judges, kind, read, file)
     blank = list(frame.index[frame[item].isna()])
     trouble = "repeat"
     if blank:  # the ids of the other rows checked all the same
@@ -247,12 +250,21 @@ def check_ids(frame: pd.DataFrame, roles: Roles, kind: str) -> str:
 
 
 def repeated_ids(
-    frame: pd.DataFrame, item: str, label: str | None, judges: list[str], kind: str
+    frame: pd.DataFrame,
+    item: str,
+    label: str | None,
+    judges: list[str],
+    kind: str,
+    read: str | None = None,
+    file: str | None = None,
 ) -> tuple[str, str, str | None]:
     """What to say of the ids of ``frame[item]`` that occur on several rows: how many,
     the first few with their lines, those whose ``label`` differs between their rows; the
     fix (average the ratings per item when a column names the rater of each row, else
-    keep one row per id); and that rater column (None: none)."""
+    keep one row per id); and that rater column (None: none). With the pandas call
+    ``read`` of the table's ``file``, the averaging and the removal of copied rows are
+    shell lines that write the fixed table and run doctor on it
+    (:func:`~bacon_bayes.doctor.cells.doctor_again`); without, pandas code."""
     s = frame[item]
     ids = list(dict.fromkeys(s[s.notna() & s.duplicated(keep=False)].tolist()))  # not np.int64
     if not ids:  # empty cells only (:func:`check_ids` says where)
@@ -286,13 +298,21 @@ def repeated_ids(
         ),
         None,
     )  # fmt: skip
+    runnable = read is not None and file is not None
     if rater is not None and label is not None:
+        code = (
+            f"cols = {{c: 'first' for c in df.columns if c not in ({item!r}, {rater!r})}}; "
+            f"cols[{label!r}] = 'mean'; "
+            f"df = df.groupby({item!r}, as_index=False, sort=False).agg(cols)"
+        )
+        how = (
+            doctor_again(str(read), str(file), "per_item", code)
+            if runnable
+            else f"e.g. in pandas: {code}; then run doctor on that table"
+        )
         fix = (
             f": one row per rater ({rater!r}){', the judges the same on each' if same else ''}"
-            ". Average the ratings per item first, e.g. in pandas: cols = {c: 'first' for c "
-            f"in df.columns if c not in ({item!r}, {rater!r})}}; cols[{label!r}] = 'mean'; "
-            f"df = df.groupby({item!r}, as_index=False, sort=False).agg(cols); then run "
-            "doctor on that table"
+            f". Average the ratings per item first{':' if runnable else ','} {how}"
         )
     elif len(clash) or not rows.astype(str).duplicated(keep=False).all():
         fix = (
@@ -301,6 +321,9 @@ def repeated_ids(
             f"and keep one row per id (e.g. df.drop_duplicates({item!r}) once they agree, "
             "or average the labels per id), and run doctor again"
         )
+    elif runnable:
+        line = doctor_again(str(read), str(file), "unique", "df = df.drop_duplicates()")
+        fix = f": those rows repeat whole (pasted twice?): {line}"
     else:
         fix = ": those rows repeat whole (pasted twice?): df.drop_duplicates(), and run again"
     return text, fix, rater
