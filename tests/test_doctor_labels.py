@@ -10,6 +10,7 @@ import pandas as pd
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
 from .test_doctor_messy import doctor, found, section
 
 
@@ -38,11 +39,15 @@ def _rating(frame: pd.DataFrame, sd: float, seed: int) -> np.ndarray:
     return out
 
 
-def test_raters_of_the_same_rows_are_said_with_their_mean_as_the_label(tmp_path, capsys) -> None:
+def test_raters_of_the_same_rows_are_said_with_their_mean_as_the_label(
+    tmp_path, capsys, monkeypatch
+) -> None:
     """Finding 15: 'rater 1', 'rater 2', 'rater 3' filled on the same rows. doctor took
     rater 1 as the label and offered the others as replacements, never saying they rate
     the same items: the command estimates one rater's mean, not the consensus. Now it
-    says so, with their agreement and the pandas line that makes their mean the label."""
+    says so, with their agreement and the line that makes their mean the label (a line
+    that runs, then doctor on its file, which takes the mean as the label)."""
+    monkeypatch.chdir(tmp_path)
     frame = _table()
     for k in (1, 2, 3):
         frame[f"rater {k}"] = _rating(frame, 0.7, k)
@@ -58,6 +63,12 @@ def test_raters_of_the_same_rows_are_said_with_their_mean_as_the_label(tmp_path,
     assert "df[['rater 1', 'rater 2', 'rater 3']].mean(axis=1)" in can
     assert "another rater of the items rater 1 rates (below)" in out
     assert command[command.index("--label") + 1] == "rater 1"
+    flat = " ".join(can.split())
+    run_python_line(flat)
+    assert "then bacon doctor raters_label.csv" in flat
+    out, again = doctor(["raters_label.csv"], capsys)
+    assert found(out, "label") == ["label"] and "several raters per item" not in out
+    assert again[again.index("--label") + 1] == "label"
     # columns filled on the same rows but named apart are no raters of one quantity
     frame = frame.rename(columns={"rater 2": "difficulty", "rater 3": "fluency"})
     frame.to_csv(path, index=False)

@@ -11,6 +11,7 @@ import pandas as pd
 
 from bacon_bayes.cli import main
 
+from .printed import run_python_line
 from .test_doctor_labels import _rating, _table
 from .test_doctor_messy import doctor
 
@@ -71,11 +72,13 @@ def test_a_system_written_as_numbers_beside_string_prompts_is_the_group(tmp_path
     assert "ckpt" not in [command[k + 1] for k, a in enumerate(command) if a == "--judge"]
 
 
-def test_a_judge_renamed_mid_run_is_named_with_the_merge(tmp_path, capsys) -> None:
+def test_a_judge_renamed_mid_run_is_named_with_the_merge(tmp_path, capsys, monkeypatch) -> None:
     """Finding 9: ``gpt4`` on the first half of the rows and ``gpt-4`` on the rest (a
     harness upgrade renamed it) were two judges "dense (50% of rows scored)", with no
     word that they never meet. Half a table is not dense; the pair is named with the
-    merge."""
+    merge, a line that runs (it was pandas code to paste): doctor on the merged file finds
+    one judge gpt4 scoring every row."""
+    monkeypatch.chdir(tmp_path)
     frame = _table(labeled=100)
     frame["human"] = _rating(frame, 0.7, 1)
     half = np.arange(len(frame)) < len(frame) // 2
@@ -91,6 +94,11 @@ def test_a_judge_renamed_mid_run_is_named_with_the_merge(tmp_path, capsys) -> No
     assert "the two together 100%; one judge renamed mid-run?" in lines["gpt-4"]
     assert "df['gpt4'] = df['gpt4'].fillna(df['gpt-4'])" in lines["gpt-4"]
     assert "never on a row" not in lines["judge_b"] + lines["judge_c"]
+    run_python_line(lines["gpt-4"])
+    assert lines["gpt-4"].endswith("then bacon doctor renamed_merged.csv")
+    out, command = doctor(["renamed_merged.csv"], capsys)
+    assert "gpt-4" not in out and "never on a row" not in out
+    assert "gpt4" in [command[k + 1] for k, a in enumerate(command) if a == "--judge"]
 
 
 def test_judge_scores_packed_in_text_are_named_with_the_fix(tmp_path, capsys) -> None:

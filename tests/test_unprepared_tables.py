@@ -13,6 +13,7 @@ import pytest
 from bacon_bayes.cli import main
 
 from .messy_tables import Messy, messy_table
+from .printed import run_python_line
 from .test_doctor_messy import section
 
 
@@ -126,7 +127,7 @@ def test_an_empty_prompt_on_a_row_the_command_drops_keeps_the_prompt(tmp_path, c
     assert "--prompt" not in out.split("run:")[1]
 
 
-def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys) -> None:
+def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys, monkeypatch) -> None:
     """Finding 19: the labels of two annotation rounds exported as human_round1 and
     human_round2, on different rows: doctor took one and offered the other as a choice,
     so the command estimated from half the labels. It says they label different items,
@@ -149,8 +150,10 @@ def test_labels_split_over_two_columns_by_round_are_said(tmp_path, capsys) -> No
     assert f"joined, {len(rows)} items are labeled" in can
     recipe = "df['label'] = df['human_round1'].fillna(df['human_round2'])"
     assert recipe in can
-    joined = frame.assign(label=frame["human_round1"].fillna(frame["human_round2"]))
-    assert joined["label"].notna().sum() == len(rows)
+    monkeypatch.chdir(tmp_path)  # the recipe is a line that runs, writing rounds_label.csv
+    run_python_line(can)
+    assert "then bacon doctor rounds_label.csv" in can
+    assert pd.read_csv("rounds_label.csv")["label"].notna().sum() == len(rows)
     # the same items rated twice: no rounds
     frame["human_round2"] = frame["human_round1"].clip(upper=4.0)
     frame.to_csv(path, index=False)

@@ -51,14 +51,26 @@ def _values(s: pd.Series) -> str:
     return f"{n} value{'' if n == 1 else 's'}"
 
 
+#: ``(what, code)`` -> the shell line that runs the pandas ``code`` on the table and
+#: doctor on the file it writes (:func:`~bacon_bayes.doctor.cells.doctor_again` with the
+#: table's read call and file); None where pandas does not read the table as bacon does
+Again = Callable[[str, str], str] | None
+
+
 def choose_label(
-    frame: pd.DataFrame, kind: str, given: str | None, joined: bool, item: str | None
+    frame: pd.DataFrame,
+    kind: str,
+    given: str | None,
+    joined: bool,
+    item: str | None,
+    again: Again = None,
 ) -> LabelChoice:
     """The label column of ``frame`` (a file of format ``kind``): ``given`` (``--label``,
     from a ``--labels`` file when ``joined``), refused when it is not numeric, else the
     sparse numeric column (not the ``item``) that varies (a constant one is a confidence
     or a flag), named like a label, with the most values, that the judges relate to most;
-    other raters of the items it rates are said, with their agreement."""
+    other raters of the items it rates are said, with their agreement, and how to make
+    one label of them (``again``: a line that runs, else pandas code)."""
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, kind)
@@ -128,10 +140,10 @@ def choose_label(
     raters = _raters(frame, label, [c for c in sparse[1:] if c not in constant])
     rounds = _rounds(frame, label, [c for c in sparse[1:] if c not in constant])
     if raters:
-        out.raters = _raters_note(frame, [label, *raters])
+        out.raters = _raters_note(frame, [label, *raters], again)
         out.reason += f"; one of {len(raters) + 1} raters of the same items (below)"
     elif rounds:  # one label written in several columns, each on its own items
-        out.raters = _rounds_note(frame, [label, *rounds])
+        out.raters = _rounds_note(frame, [label, *rounds], again)
         out.reason += f"; one of {len(rounds) + 1} columns labeling different items (below)"
     for c in sparse[1:]:
         k = int(frame[c].notna().sum())
@@ -301,7 +313,22 @@ def _rounds(frame: pd.DataFrame, label: str, others: list[str]) -> list[str]:
     return out
 
 
-def _rounds_note(frame: pd.DataFrame, columns: list[str]) -> str:
+def _one_label(frame: pd.DataFrame, code: str, again: Again) -> str:
+    """How to add the label column ``code`` computes (pandas on ``df``): the line that
+    writes the table with it and runs doctor on that file, else the pandas code."""
+    if again is not None:
+        return again("label", code)
+    return f"e.g. in pandas: {code}; df.to_csv('with_label.csv', index=False), then run " + (
+        "bacon doctor on with_label.csv"
+    )
+
+
+def _label_name(frame: pd.DataFrame) -> str:
+    """The name of the label column a recipe adds: ``label``, unless the table has one."""
+    return "label" if "label" not in frame.columns else "label_joined"
+
+
+def _rounds_note(frame: pd.DataFrame, columns: list[str], again: Again = None) -> str:
     """One label's rounds in several columns on different items: what the command
     estimates (the first column's labels alone) and how to join them into one label."""
     counts = ", ".join(f"{c}: {int(frame[c].notna().sum())}" for c in columns)
@@ -310,9 +337,8 @@ def _rounds_note(frame: pd.DataFrame, columns: list[str]) -> str:
     return (
         f"{_and(columns)} label different items ({counts}; no item in two): one label's "
         f"rounds (or annotators) in several columns? The command estimates from "
-        f"{columns[0]}'s labels alone; joined, {total} items are labeled (e.g. in pandas: "
-        f"df['label'] = {joined}; df.to_csv('with_label.csv', index=False)), then run "
-        "bacon doctor on with_label.csv"
+        f"{columns[0]}'s labels alone; joined, {total} items are labeled: "
+        + _one_label(frame, f"df[{_label_name(frame)!r}] = {joined}", again)
     )
 
 
@@ -344,7 +370,7 @@ def _and(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
-def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
+def _raters_note(frame: pd.DataFrame, raters: list[str], again: Again = None) -> str:
     """Several raters of the same items: their agreement, what the command estimates (the
     first rater's mean), and how to make their mean the label."""
     both = frame[raters].notna().all(axis=1)
@@ -354,9 +380,8 @@ def _raters_note(frame: pd.DataFrame, raters: list[str]) -> str:
         f"{_and(raters)} rate the same {int(both.sum())} items: several raters per item"
         + (f" ({agree} between them)" if agree else "")
         + f". The command estimates {raters[0]}'s mean rating alone; the usual label is "
-        f"their mean, less noisy than one rater's (e.g. in pandas: df['label'] = "
-        f"df[{raters!r}].mean(axis=1); df.to_csv('with_label.csv', index=False)), then run "
-        "bacon doctor on with_label.csv"
+        f"their mean, less noisy than one rater's: "
+        + _one_label(frame, f"df[{_label_name(frame)!r}] = df[{raters!r}].mean(axis=1)", again)
     )
 
 

@@ -3,6 +3,8 @@ its Spearman correlation on the labeled rows, or why the labels cannot calibrate
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -381,7 +383,9 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
     return out
 
 
-def split_judges(frame: pd.DataFrame, judges: list[str]) -> dict[str, str]:
+def split_judges(
+    frame: pd.DataFrame, judges: list[str], again: Callable[[str, str], str] | None = None
+) -> dict[str, str]:
     """Judges that never score the same row while each scores some: one judge renamed
     mid-run (``scores.gpt4`` on the first rows, ``scores.gpt-4`` on the others, a scorer
     renamed ``_v2``), kept as two half-empty judges whose agreement cannot be measured and
@@ -396,10 +400,11 @@ def split_judges(frame: pd.DataFrame, judges: list[str]) -> dict[str, str]:
             if (scored[a] & scored[b]).any():
                 continue
             both = float((scored[a] | scored[b]).mean())
+            code = f"df[{a!r}] = df[{a!r}].fillna(df[{b!r}]); df = df.drop(columns={b!r})"
+            how = f"(in pandas: {code}) and run again" if again is None else again("merged", code)
             out[b] = (
                 f"never on a row with {a!r}: {a!r} scores {scored[a].mean():.0%} of the rows, "
                 f"{b!r} {scored[b].mean():.0%}, the two together {both:.0%}; one judge renamed "
-                f"mid-run? Then merge them into one column (in pandas: df[{a!r}] = "
-                f"df[{a!r}].fillna(df[{b!r}]), then drop {b!r}) and run again"
+                f"mid-run? Then merge them into one column: {how}"
             )
     return out

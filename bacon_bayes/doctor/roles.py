@@ -599,7 +599,8 @@ def find_roles(
     """
     roles = Roles()
     _find_item(frame, meta, item, roles, item_joined)
-    found = choose_label(frame, meta.format, label, labels_joined, roles.item)
+    again = None if read is None or file is None else partial(doctor_again, read, file)
+    found = choose_label(frame, meta.format, label, labels_joined, roles.item, again)
     roles.label, roles.left_out = found.label, {**roles.left_out, **found.left_out}
     if found.reason:
         roles.reasons["label"] = found.reason
@@ -628,7 +629,7 @@ def find_roles(
                 fix = f"write each name one way ({one_spelling_line(file, [c], role + 's')})"
             roles.reasons[role] += f"; names written several ways ({spellings}): {fix}"
     _find_judges(frame, meta, judges, roles)
-    for j, split in split_judges(frame, roles.judges).items():  # one judge renamed mid-run
+    for j, split in split_judges(frame, roles.judges, again).items():  # one judge renamed mid-run
         roles.reasons[f"judge:{j}"] += f"; {split}"
     _find_text(frame, meta, roles)
     for col, words in frame.attrs.get("verdicts", {}).items():  # words.bools_as_floats
