@@ -324,6 +324,11 @@ def pandas_read(path: str | Path, text: bool = False) -> str:
     column as text)."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):
         return f"pd.read_parquet({str(path)!r})"
+    from bacon_bayes.workbook import is_workbook, read_workbook
+
+    if is_workbook(path):  # its one sheet with cells, by name
+        sheet = read_workbook(path).attrs["sheet"]
+        return f"pd.read_excel({str(path)!r}, sheet_name={sheet!r}{', dtype=str' * text})"
     how: dict[str, Any] = csv_options(path)
     if text:
         how["dtype"] = "str"

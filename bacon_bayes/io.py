@@ -27,6 +27,7 @@ from bacon_bayes.csv_format import (
 )
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
+from bacon_bayes.workbook import SAVE_AS_CSV, is_workbook, read_workbook
 
 
 @contextmanager
@@ -121,6 +122,8 @@ def check_header(path: Path, frame: pd.DataFrame) -> None:
     ``--judge name`` would take the first, silently)."""
     if frame.columns.duplicated().any():  # Parquet keeps duplicates as they are
         names = [str(c) for c in frame.columns]
+    elif "header" in frame.attrs:  # a workbook's sheet (:func:`~.workbook.read_workbook`)
+        names = frame.attrs["header"]
     elif path.name.lower().endswith((".parquet", ".pq")) or not any(
         re.search(r"\.\d+$", str(c)) for c in frame.columns
     ):
@@ -143,14 +146,19 @@ def check_header(path: Path, frame: pd.DataFrame) -> None:
         seen[name] = k
 
 
-#: workbook files of spreadsheet programs (bacon reads their sheets saved as CSV)
+#: workbook files of spreadsheet programs (bacon reads their sheets saved as CSV, and
+#: ``.xlsx`` / ``.xlsm`` as they are: :mod:`bacon_bayes.workbook`)
 WORKBOOKS = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 
 
 def refuse_workbook(path: Path) -> None:
-    """Refuse a spreadsheet workbook (by its name, or an Excel workbook's zip or OLE
-    header) with how to save its sheet as the CSV that bacon reads."""
+    """Refuse a spreadsheet workbook that bacon does not read (by its name, or an Excel
+    workbook's zip or OLE header under another name) with how to save its sheet as the
+    CSV that bacon reads; one named ``.xlsx`` / ``.xlsm`` passes
+    (:func:`~bacon_bayes.workbook.read_workbook` reads it)."""
     name = path.name.lower()
+    if is_workbook(path):
+        return
     try:
         with open_raw(path) as fh:
             head = fh.read(2048)
@@ -161,9 +169,8 @@ def refuse_workbook(path: Path) -> None:
     )
     if name.endswith(WORKBOOKS) or excel:
         raise ValidationError(
-            f"{str(path)!r} is a spreadsheet workbook; bacon reads tables as CSV or Parquet. "
-            "Save the sheet as CSV (Excel: File > Save As > CSV UTF-8; LibreOffice: Save As "
-            "> Text CSV; Google Sheets: File > Download > CSV) and pass the .csv file."
+            f"{str(path)!r} is a spreadsheet workbook; bacon reads tables as CSV, Parquet or "
+            f"an Excel .xlsx workbook. {SAVE_AS_CSV}."
         )
 
 
@@ -201,6 +208,16 @@ def read_table(
         raise ValidationError(f"{str(path)!r} is a folder; pass a CSV or Parquet file.")
     refuse_workbook(path)
     name = path.name.lower()
+    if is_workbook(path):  # its one sheet, numbers as the sheet stores them
+        check_header(path, sheet := read_workbook(path))
+        sheet, blank = without_blank_rows(sheet)
+        for c in (c for c in text if c in sheet.columns):
+            sheet[c] = sheet[c].map(lambda v: v if pd.isna(v) else str(v))
+        ids = [c for c in sheet.columns if item_name(c) or c in text]
+        out = bools_as_floats(sheet, numbers=True, ids=ids)
+        out.attrs["read as"] = ", ".join(filter(None, (sheet.attrs["read as"], blank)))
+        out.attrs |= {"sheet": sheet.attrs["sheet"], "blank rows": blank, "header line": 0}
+        return out
     try:
         if name.endswith((".parquet", ".pq")):
             frame = pd.read_parquet(held(path) or path)

@@ -312,12 +312,14 @@ def test_a_spreadsheet_workbook_is_refused_with_how_to_save_it(
 ) -> None:
     """An Excel workbook was read as an Inspect AI log (both are zip files) or as a CSV
     without an id column; every command that reads a user's table now says what it is and
-    how to save its sheet as CSV, a to-label file saved as a workbook too."""
+    how to save its sheet as CSV, a to-label file saved as a workbook too. (A workbook
+    named .xlsx is read since 2026-12-04, tests/test_workbook.py; one that is not a
+    readable workbook says so, with the same fix.)"""
     import zipfile
 
     from bacon_bayes.cli import main as bacon
 
-    book = tmp_path / "scores.xlsx"
+    book = tmp_path / "scores.ods"
     with zipfile.ZipFile(book, "w") as z:
         z.writestr("[Content_Types].xml", "<Types/>")
         z.writestr("xl/workbook.xml", "<workbook/>")
@@ -340,6 +342,11 @@ def test_a_spreadsheet_workbook_is_refused_with_how_to_save_it(
         assert bacon(argv) == 2, argv
         err = capsys.readouterr().err
         assert "is a spreadsheet workbook" in err and "Save the sheet as CSV" in err, err
+    broken = tmp_path / "broken.xlsx"  # named as a workbook bacon reads, but no sheet in it
+    broken.write_bytes(book.read_bytes())
+    assert bacon(["doctor", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "as an Excel workbook (" in err and "Save the sheet as CSV" in err, err
 
 
 def test_a_title_above_the_header_is_skipped(

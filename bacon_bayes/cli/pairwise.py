@@ -164,6 +164,7 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
     """FILE's comparisons and the roles of its columns (named or found; ``--judge``
     patterns expanded against the columns)."""
     from bacon_bayes.cli.judge_args import judge_columns
+    from bacon_bayes.readers import TABLES
     from bacon_bayes.readers.pair_table import read_pair_table
 
     patterns = list(getattr(args, "judge", None) or [])
@@ -172,7 +173,7 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
         prompt=args.prompt, item=args.item, labels=args.labels,
         judges=(lambda cols: judge_columns(patterns, cols)) if patterns else None,
     )  # fmt: skip
-    if not args.item and roles.format in ("csv", "tsv", "parquet"):
+    if not args.item and roles.format in TABLES:
         # one row per comparison and judge (a column naming the judge, one of verdicts):
         # each vote would count once per judge, the judges mixed in one column
         from bacon_bayes.doctor.long import long_table, read_call

@@ -525,20 +525,20 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
     finds fills ``--text``."""
     from bacon_bayes.arguments import need_column
     from bacon_bayes.io import read_table
-    from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers import TABLES, join_labels, read_any
     from bacon_bayes.readers.labels import label_column
     from bacon_bayes.readers.pair_table import pairwise_hint
 
     named = (args.item, getattr(args, "group", None), getattr(args, "prompt", None))
     df, meta = read_any(args.file, names=[c for c in named if isinstance(c, str)])
-    if meta.format in ("csv", "tsv", "parquet"):  # a spreadsheet's 'Total' rows: no items
+    if meta.format in TABLES:  # a spreadsheet's 'Total' rows: no items
         from bacon_bayes.doctor.rows import summary_rows
 
         footer = summary_rows(df, meta.format, command=True, path=str(args.file))[1]
         if footer:
             raise ValidationError(footer)
     args.item = args.item or meta.item
-    if meta.format not in ("csv", "parquet"):
+    if meta.format not in ("csv", "parquet", "xlsx"):
         args.group = args.group or meta.group
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
@@ -565,7 +565,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         judges = expand_judges(args.judge, df.columns)
         for judge in judges:  # before the checks below read them
             need_column(df, judge, "judge")
-        if not args.item and label and meta.format in ("csv", "tsv", "parquet"):
+        if not args.item and label and meta.format in TABLES:
             from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
             read = read_call(args.file, meta.format)

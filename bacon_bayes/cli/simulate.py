@@ -52,7 +52,7 @@ def _table(args: argparse.Namespace) -> Any:
     ``--judge``, the judges are the ones the file's format names (an Inspect AI log's
     model-graded scorers, an lm-eval log's metrics), as ``bacon estimate`` takes them;
     without ``--outcome``, a label of 0 and 1 is binary, as estimate reads it (said)."""
-    from bacon_bayes.readers import join_labels, read_any
+    from bacon_bayes.readers import TABLES, join_labels, read_any
     from bacon_bayes.simulation.table import refuse_pilot
 
     frame, meta = read_any(args.data)
@@ -67,7 +67,7 @@ def _table(args: argparse.Namespace) -> Any:
         frame, args.item = join_labels(
             frame, args.labels, args.label, args.item or meta.item, table=args.data
         )
-    if not args.item and args.label in frame.columns and meta.format in ("csv", "tsv", "parquet"):
+    if not args.item and args.label in frame.columns and meta.format in TABLES:
         from bacon_bayes.doctor.long import long_table, read_call  # rows that are no items
 
         judges = judge_columns(args.judge, list(frame.columns), required=False)

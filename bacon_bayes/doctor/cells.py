@@ -90,15 +90,18 @@ def numeric(s: pd.Series) -> pd.Series | None:
 def _where(frame: pd.DataFrame, label: object, kind: str) -> str:
     """Where the row ``label`` of ``frame`` is: its line in a CSV file
     (:func:`bacon_bayes.io.file_line`), else its row number from 0, as ``bacon estimate``
-    counts it (and pandas' ``iloc``; :func:`from_zero` says so)."""
+    counts it (and pandas' ``iloc``; :func:`from_zero` says so); an Excel sheet's row as
+    the sheet numbers it."""
     pos = int(frame.index.get_loc(label))
+    if kind == "xlsx":
+        return f"row {file_line(frame, pos)}"
     return f"line {file_line(frame, pos)}" if kind in ("csv", "tsv") else f"row {pos}"
 
 
 def from_zero(kind: str) -> str:
     """What to say after rows numbered by :func:`_where` in a file of format ``kind``:
     that they count from 0 (``""`` for a CSV file, whose lines are said)."""
-    return "" if kind in ("csv", "tsv") else " (rows counted from 0)"
+    return "" if kind in ("csv", "tsv", "xlsx") else " (rows counted from 0)"
 
 
 def _other(s: pd.Series) -> tuple[pd.Series, pd.Series]:

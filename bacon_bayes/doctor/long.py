@@ -105,7 +105,7 @@ def read_call(path: str | Path, kind: str) -> str | None:
     """The pandas call that reads the table at ``path`` for a pivot recipe
     (:func:`~bacon_bayes.csv_format.pandas_read`), or None where pandas does not read
     ``kind`` as bacon does (an eval harness's log) or there is no such file."""
-    if kind not in ("csv", "tsv", "parquet") or not Path(path).is_file():
+    if kind not in ("csv", "tsv", "parquet", "xlsx") or not Path(path).is_file():
         return None
     return pandas_read(path)
 

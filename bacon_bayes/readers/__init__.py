@@ -23,6 +23,7 @@ from bacon_bayes.readers.labels import join_labels, label_column
 from bacon_bayes.readers.meta import TableMeta, id_column
 from bacon_bayes.readers.pairwise import read_pairwise
 from bacon_bayes.words import bools_as_floats
+from bacon_bayes.workbook import is_workbook
 
 __all__ = [
     "FORMATS",
@@ -39,10 +40,13 @@ __all__ = [
 MAX_NESTING = 1000
 
 FORMATS = (
-    "CSV (.csv, .csv.gz), Parquet (.parquet), an Inspect AI log (.eval, .json), an "
-    "lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file (.json) or JSON "
-    "Lines (.jsonl)"
+    "CSV (.csv, .csv.gz), Parquet (.parquet), an Excel workbook (.xlsx), an Inspect AI log "
+    "(.eval, .json), an lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file "
+    "(.json) or JSON Lines (.jsonl)"
 )
+
+#: the formats that are plain tables (no eval harness's log): rows are what the user wrote
+TABLES = ("csv", "tsv", "parquet", "xlsx")
 
 
 def sniff(path: Path) -> str:
@@ -61,6 +65,8 @@ def sniff(path: Path) -> str:
         return "jsonl" if is_json_lines(path) else "json"
     if name.endswith((".csv", ".csv.gz")):
         return "csv"
+    if is_workbook(path):
+        return "xlsx"
     refuse_workbook(path)
     with open(path, "rb") as fh:
         head = fh.read(4096)
@@ -107,9 +113,13 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
 def csv_recipe(path: str | Path) -> tuple[str, str]:
     """A shell line that writes ``path`` (a JSON Lines file, an Inspect or lm-eval log...)
     as the CSV table a study draws from, read as every command reads it (nested objects
-    as ``a.b`` columns), and that CSV's name (``nested.csv`` beside ``nested.jsonl``)."""
+    as ``a.b`` columns), and that CSV's name (``nested.csv`` beside ``nested.jsonl``;
+    ``nested_table.csv`` where that file exists: the user's, not to be replaced)."""
     path = Path(path)
-    out = str(path.with_name(path.name.split(".")[0] + ".csv"))
+    stem = path.name.split(".")[0]
+    tails = ["", "_table", *(f"_table{k}" for k in range(2, 99))]
+    names = (f"{stem}{tail}.csv" for tail in tails)
+    out = next(str(path.with_name(n)) for n in names if not path.with_name(n).exists())
     from bacon_bayes.csv_format import python_command
 
     line = python_command(
@@ -150,7 +160,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
     if path.is_dir():
         raise ValidationError(f"{str(path)!r} is a folder; pass a file: {FORMATS}.")
     kind = sniff(path)
-    if kind in ("csv", "parquet"):
+    if kind in ("csv", "parquet", "xlsx"):
         return read_table(path, names=names), TableMeta(format=kind)
     limit = sys.getrecursionlimit()  # a library (PyTensor, ...) may have raised it:
     sys.setrecursionlimit(min(limit, MAX_NESTING))  # the depth refused is ours, not theirs

@@ -488,7 +488,7 @@ def read_pair_table(
         labels = None
     elif fmt is not None:
         frame, meta = read_pairwise(path, fmt)
-    elif kind in ("csv", "parquet"):
+    elif kind in ("csv", "parquet", "xlsx"):
         frame, meta = read_table(path), None
         if "model_a" not in frame.columns and all(c in frame.columns for c in ALPACA_MODELS):
             if all(c in frame.columns for c in ALPACA_ANNOTATIONS):  # annotations.json's

@@ -14,6 +14,7 @@ from bacon_bayes.csv_format import csv_options, record_lines
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import FileRows, refuse_workbook, restored, without_blank_rows
 from bacon_bayes.readers.labels import _named, file_id_column
+from bacon_bayes.workbook import read_workbook
 
 __all__ = ["read_label_file"]
 
@@ -31,7 +32,8 @@ def _label_format(path: Path) -> str:
     JSON Lines as ``json``; anything else is read as CSV (or TSV, sniffed)."""
     from bacon_bayes.readers import sniff
 
-    return {"parquet": "parquet", "json": "json", "jsonl": "json"}.get(sniff(path), "csv")
+    kinds = {"parquet": "parquet", "json": "json", "jsonl": "json", "xlsx": "xlsx"}
+    return kinds.get(sniff(path), "csv")
 
 
 def _cell_text(value: object) -> str:
@@ -51,6 +53,8 @@ def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
     try:
         if kind == "parquet":
             frame = pd.read_parquet(path)
+        elif kind == "xlsx":  # a to-label file filled in and saved by Excel
+            frame = read_workbook(path)
         elif path.name.lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
             frame = read_jsonl(path)[0]
         else:
@@ -73,7 +77,7 @@ def read_label_file(
     """Cells as text and the label column (``other``: else the one beside the id)."""
     if not path.is_file():
         raise ValidationError(f"label file {path} does not exist")
-    refuse_workbook(path)  # a to-label file filled in and saved by a spreadsheet as such
+    refuse_workbook(path)  # a spreadsheet's file bacon does not read (.ods, .xls)
     kind = _label_format(path)
     how: dict = {}
     if kind != "csv":

@@ -1,0 +1,83 @@
+"""Excel workbooks (``.xlsx``, ``.xlsm``) read as the table of their one sheet.
+
+Read with openpyxl (the extra ``excel``), the reader pandas uses. A workbook whose cells
+are on several sheets is refused with the sheets' names: which one is the table is the
+user's to say (saved as CSV). Older and other spreadsheets (``.xls``, ``.ods``,
+``.numbers``) are refused by :func:`bacon_bayes.io.refuse_workbook` with how to save
+them as CSV."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+
+from bacon_bayes.errors import ValidationError
+
+__all__ = ["READ_WORKBOOKS", "SAVE_AS_CSV", "is_workbook", "read_workbook"]
+
+#: the workbook files bacon reads (their one sheet)
+READ_WORKBOOKS = (".xlsx", ".xlsm")
+
+#: how to save a sheet as the CSV bacon reads, in each spreadsheet program
+SAVE_AS_CSV = (
+    "Save the sheet as CSV (Excel: File > Save As > CSV UTF-8; LibreOffice: Save As > "
+    "Text CSV; Google Sheets: File > Download > CSV) and pass the .csv file"
+)
+
+
+def is_workbook(path: str | Path) -> bool:
+    """Whether ``path`` is named as a workbook bacon reads (:data:`READ_WORKBOOKS`)."""
+    return Path(path).name.lower().endswith(READ_WORKBOOKS)
+
+
+def read_workbook(path: str | Path) -> pd.DataFrame:
+    """The table on the one sheet of the workbook at ``path`` that holds cells (empty
+    sheets, such as Excel's default ``Sheet2``, are passed over). ``attrs["sheet"]`` names
+    it, ``attrs["read as"]`` says it, ``attrs["header"]`` is its first row as written (two
+    columns of one name, which pandas renames ``name.1``:
+    :func:`bacon_bayes.io.check_header`). Rows are numbered as the sheet numbers them (the
+    header on row 1), as a CSV's lines are.
+
+    Raises
+    ------
+    ValidationError
+        openpyxl is not installed (with the extra to install, or saving as CSV), the file
+        is not a readable workbook, or no sheet or several sheets hold cells.
+    """
+    path = Path(path)
+    try:
+        import openpyxl  # noqa: F401  (pandas' reader of .xlsx)
+    except ImportError:
+        raise ValidationError(
+            f"{str(path)!r} is an Excel workbook; reading it needs openpyxl: pip install "
+            f"'bacon_bayes[excel]' (or pip install openpyxl). Or: {SAVE_AS_CSV}."
+        ) from None
+    try:
+        sheets = pd.read_excel(path, sheet_name=None, header=None, dtype=object)
+    except (ValueError, OSError, KeyError, zipfile.BadZipFile) as exc:
+        raise ValidationError(
+            f"cannot read {str(path)!r} as an Excel workbook ({exc}). {SAVE_AS_CSV}."
+        ) from exc
+    filled = {str(name): s for name, s in sheets.items() if not s.dropna(how="all").empty}
+    if len(filled) != 1:
+        said = (
+            "no sheet holds cells"
+            if not filled
+            else f"{len(filled)} sheets hold cells ({', '.join(map(repr, filled))}), and "
+            "bacon reads one table"
+        )
+        raise ValidationError(
+            f"{str(path)!r}: {said}. {SAVE_AS_CSV.replace('the sheet', 'the sheet of the table')}"
+            + (", or delete the other sheets" if filled else "")
+            + "."
+        )
+    ((name, raw),) = filled.items()
+    sheet = pd.read_excel(path, sheet_name=name)
+    sheet = sheet.loc[:, [not str(c).startswith("Unnamed: ") or sheet[c].notna().any()
+                          for c in sheet.columns]]  # fmt: skip
+    sheet.attrs["header"] = ["" if pd.isna(v) else str(v) for v in raw.iloc[0]]
+    sheet.attrs["sheet"] = name
+    sheet.attrs["read as"] = f"sheet {name!r} of an Excel workbook"
+    return sheet

@@ -1,0 +1,129 @@
+"""Excel workbooks (.xlsx) read as the table of their one sheet, by every command: a
+table nobody prepared is often a workbook, which bacon refused ("save as CSV")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.errors import ValidationError
+from bacon_bayes.io import read_table
+
+from .printed import run_python_line
+from .test_doctor_tables import relevance_table
+
+pytest.importorskip("openpyxl")
+
+ARGS = [
+    "--label", "relevance", "--item", "item", "--judge", "gpt4", "--judge", "gpt35",
+    "--group", "system", "--engine", "freq",
+]  # fmt: skip
+
+
+def _out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_a_one_sheet_workbook_reads_as_its_csv(tmp_path, capsys, monkeypatch) -> None:
+    """The same table as CSV and as a workbook: equal frames (numbers as numbers, ids as
+    ids), and doctor and estimate say the same of both, but for the file's name."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    table.to_csv("t.csv", index=False)
+    table.to_excel("t.xlsx", index=False)
+    with pd.ExcelWriter("blank_sheet.xlsx") as w:  # Excel's default empty Sheet2
+        table.to_excel(w, sheet_name="Sheet1", index=False)
+        pd.DataFrame().to_excel(w, sheet_name="Sheet2")
+    csv, book = read_table("t.csv"), read_table("t.xlsx")
+    assert list(book.columns) == list(csv.columns)
+    for c in csv.columns:
+        if pd.api.types.is_numeric_dtype(csv[c]):
+            np.testing.assert_array_equal(book[c].to_numpy(float), csv[c].to_numpy(float))
+        else:
+            assert book[c].equals(csv[c]), c
+    assert book.attrs["sheet"] == "Sheet1"
+    pd.testing.assert_frame_equal(read_table("blank_sheet.xlsx"), book)
+    for command in (["doctor"], ["estimate", *ARGS]):
+        said = _out([command[0], "t.csv", *command[1:]], capsys)
+        said_book = _out([command[0], "t.xlsx", *command[1:]], capsys)
+        first, rest = said.split("\n", 1)
+        first_book, rest_book = said_book.split("\n", 1)
+        assert rest_book == rest.replace("t.csv", "t.xlsx")
+        assert first_book == first.replace(
+            "t.csv (csv,", "t.xlsx (xlsx, sheet 'Sheet1' of an Excel workbook,"
+        )
+
+
+def test_a_workbook_of_several_sheets_is_refused_naming_them(tmp_path, capsys) -> None:
+    path = tmp_path / "two.xlsx"
+    with pd.ExcelWriter(path) as w:
+        relevance_table().to_excel(w, sheet_name="scores", index=False)
+        pd.DataFrame({"note": ["draft"]}).to_excel(w, sheet_name="notes", index=False)
+    assert main(["doctor", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "2 sheets hold cells ('scores', 'notes'), and bacon reads one table" in err
+    assert "Save the sheet of the table as CSV" in err and "delete the other sheets" in err
+
+
+def test_two_columns_of_one_name_in_a_sheet_are_refused(tmp_path) -> None:
+    """pandas reads the second 'gpt4' as 'gpt4.1'; --judge gpt4 would take the first."""
+    path = tmp_path / "dup.xlsx"
+    pd.DataFrame([[1, 2, 3], [4, 5, 6]], columns=["id", "gpt4", "gpt4"]).to_excel(path, index=False)
+    with pytest.raises(ValidationError, match="columns 2 and 3 are both named 'gpt4'"):
+        read_table(path)
+
+
+def test_without_openpyxl_the_refusal_says_what_to_install(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "t.xlsx"
+    relevance_table().head(20).to_excel(path, index=False)
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl fails
+    with pytest.raises(ValidationError, match=r"pip install 'bacon_bayes\[excel\]'"):
+        read_table(path)
+
+
+def test_other_spreadsheets_keep_the_save_as_csv_refusal(tmp_path) -> None:
+    path = tmp_path / "t.ods"
+    path.write_bytes(b"PK\x03\x04 not a table bacon reads")
+    with pytest.raises(ValidationError, match="Save the sheet as CSV"):
+        read_table(path)
+
+
+def test_a_filled_in_to_label_file_saved_as_a_workbook_is_imported(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """The to-label file opened in Excel, filled in and saved as .xlsx (its ids now
+    numbers): `bacon label import` takes it as its CSV."""
+    monkeypatch.chdir(tmp_path)
+    relevance_table().to_csv("pool.csv", index=False)
+    argv = ["sample", "pool.csv", "--budget", "5", "--seed", "1", *ARGS[:6]]
+    _out(argv, capsys)
+    todo = pd.read_csv("pool.study/todo-wave2.csv")
+    todo.assign(relevance=[1, 2, 3, 4, 5]).to_excel("filled.xlsx", index=False)
+    said = _out(["label", "import", "filled.xlsx", "--study", "pool.study"], capsys)
+    assert "5 labels added" in said
+    # a study drawn from a workbook: the line that writes it as CSV, not over pool.csv
+    relevance_table().to_excel("pool.xlsx", index=False)
+    assert main(["sample", "pool.xlsx", "--budget", "5", *ARGS[:6]]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "to_csv('pool_table.csv', index=False)" in err
+    run_python_line(err.split("write it out as CSV first (", 1)[1].split(") and run")[0])
+    assert len(pd.read_csv("pool_table.csv")) == len(pd.read_csv("pool.csv"))
+
+
+def test_doctor_s_line_for_a_workbook_reads_its_sheet(tmp_path, capsys, monkeypatch) -> None:
+    """Rows pasted twice in a workbook: the fix doctor prints reads the workbook's sheet
+    (pd.read_excel) and writes the table without them as CSV."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    with pd.ExcelWriter("copies.xlsx") as w:
+        pd.concat([table, table.head(3)]).to_excel(w, sheet_name="export", index=False)
+    out = " ".join(_out(["doctor", "copies.xlsx"], capsys).split())
+    assert "pd.read_excel('copies.xlsx', sheet_name='export')" in out
+    run_python_line(out)
+    assert len(pd.read_csv(Path("copies_unique.csv"))) == len(table)
