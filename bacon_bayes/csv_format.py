@@ -319,7 +319,8 @@ def table_header(path: str | Path) -> list[str]:
 
 def pandas_read(path: str | Path, text: bool = False) -> str:
     """The pandas call that reads the table at ``path`` as every command does: a Parquet
-    file, else a CSV with :func:`csv_options` (separator, decimal comma, encoding, the
+    file, an Excel workbook's one sheet with cells (:mod:`bacon_bayes.workbook`), else a
+    CSV with :func:`csv_options` (separator, decimal comma, encoding, the
     lines above the header) and ids written with leading zeros as text (``text``: every
     column as text)."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):

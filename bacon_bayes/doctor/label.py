@@ -324,8 +324,10 @@ def _one_label(frame: pd.DataFrame, code: str, again: Again) -> str:
 
 
 def _label_name(frame: pd.DataFrame) -> str:
-    """The name of the label column a recipe adds: ``label``, unless the table has one."""
-    return "label" if "label" not in frame.columns else "label_joined"
+    """The name of the label column a recipe adds: ``label``, unless the table has one
+    (then ``human_label``, unless it has that too: ``label_new``)."""
+    names = ("label", "human_label")
+    return next((n for n in names if n not in frame.columns), "label_new")
 
 
 def _rounds_note(frame: pd.DataFrame, columns: list[str], again: Again = None) -> str:
