@@ -315,11 +315,17 @@ def test_negative_label_of_a_nonnegative_outcome(tmp_path: Path, pool_file: Path
 
 
 def test_unreadable_label_file(labeled_study: Path, tmp_path: Path) -> None:
-    path = tmp_path / "labels.xlsx"
-    path.write_bytes(b"PK\x03\x04\x00\xff\xfe binary \x00\x81\x82")
+    """A workbook bacon does not read (.ods), and an .xlsx that is no workbook, are
+    refused with the CSV fix; the study is left as it was."""
     before = snapshot(labeled_study)
-    with pytest.raises(ValidationError, match=r"is a spreadsheet workbook.*Save the sheet as CSV"):
-        import_labels(labeled_study, path)
+    for name, says in [
+        ("labels.ods", "is a spreadsheet workbook"),
+        ("labels.xlsx", "cannot read .* as an Excel workbook"),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(b"PK\x03\x04\x00\xff\xfe binary \x00\x81\x82")
+        with pytest.raises(ValidationError, match=rf"{says}.*Save the sheet as CSV"):
+            import_labels(labeled_study, path)
     assert snapshot(labeled_study) == before
 
 
