@@ -114,6 +114,8 @@ def test_a_judges_failure_cells_are_emptied_by_the_line_doctor_prints(
     assert main(["doctor", "long_scores.csv"]) == 0
     again = capsys.readouterr().out
     assert "a long table: 'judge' names the judge of each row" in again, again
+    assert main(["doctor", "long.csv"]) == 0  # the file its line wrote is not replaced
+    assert "then bacon doctor long_scores2.csv" in capsys.readouterr().out
 
 
 def test_decimal_commas_in_a_semicolon_file_of_points_are_named_so_and_fixed(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from pathlib import Path
 
 import pandas as pd
 
@@ -262,11 +263,13 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
 def doctor_again(read: str, path: str, what: str, code: str) -> str:
     """A shell line that reads the table at ``path`` as ``df`` (``read``, the pandas call),
     runs the pandas ``code`` on it and writes it into ``<stem>_<what>.csv`` in the working
-    folder, then the doctor to run on that file."""
+    folder (``<stem>_<what>2.csv``... where that file exists: nothing there is replaced),
+    then the doctor to run on that file."""
     from bacon_bayes.csv_format import pandas_command
     from bacon_bayes.study.folder import file_stem
 
-    out = f"{file_stem(path)}_{what}.csv"
+    names = (f"{file_stem(path)}_{what}{k}.csv" for k in ["", *range(2, 1000)])
+    out = next(n for n in names if not Path(n).exists())
     line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
     return f"{line}, then bacon doctor {shlex.quote(out)}"
 
