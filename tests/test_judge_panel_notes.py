@@ -158,6 +158,32 @@ def test_near_duplicate_judges_are_flagged() -> None:
     assert near_duplicates(df[["a", "b", "c"]], df["human"].to_numpy()) == []
 
 
+def test_doctor_averages_near_copies_by_a_line_that_runs(tmp_path, capsys, monkeypatch) -> None:
+    """Walk of session 55 (TriviaQA as downloaded): the fix for two near copies was pandas
+    code to paste. Doctor prints the line that writes the table with the copies averaged
+    into one judge in their place; it runs, and doctor on its file finds no copies."""
+    from bacon_bayes.cli import main
+    from tests.printed import run_python_line
+
+    monkeypatch.chdir(tmp_path)
+    df = _table()
+    moved = np.random.default_rng(3).random(len(df)) < 0.08
+    df["a_t07"] = np.where(moved, np.clip(df["a"] - 1, 1, 5), df["a"])
+    df.to_csv("runs.csv", index=False)
+    assert main(["doctor", "runs.csv"]) == 0
+    note = next(n for n in capsys.readouterr().out.splitlines() if "near copies" in n)
+    assert (
+        "one judge column in their place: " in note and "then bacon doctor runs_judges.csv" in note
+    )
+    run_python_line(note, cwd=tmp_path)
+    written = pd.read_csv("runs_judges.csv")
+    assert "a" not in written and "a_t07" not in written
+    np.testing.assert_allclose(written["a_a_t07_mean"], (df["a"] + df["a_t07"]) / 2)
+    assert main(["doctor", "runs_judges.csv"]) == 0
+    again = capsys.readouterr().out
+    assert "near copies" not in again and "a_a_t07_mean" in again, again
+
+
 def test_a_judge_rescaled_to_another_range_is_a_copy() -> None:
     """Walk of new table shapes: an export with ``gpt4`` on 1-5 beside ``gpt4_norm``, the
     same scores mapped to 0-1 ((gpt4 - 1) / 4), was not named: never equal to it, so no

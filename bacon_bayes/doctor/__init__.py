@@ -12,13 +12,14 @@ import fnmatch
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
-from bacon_bayes.doctor.cells import FAILED, empty_cells
+from bacon_bayes.doctor.cells import FAILED, doctor_again, empty_cells
 from bacon_bayes.doctor.label import (
     DENSE,
     full_labels,
@@ -376,7 +377,9 @@ def profile(
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
         judged = kept[roles.judges].reset_index(drop=True)
-        p.can += near_duplicates(judged, y_kept)
+        runs = read is not None and file is not None and not roles.long
+        twins = partial(doctor_again, read, file) if runs else None
+        p.can += near_duplicates(judged, y_kept, twins)
         p.can += missingness_notes(
             judged, y_kept, kept[roles.group].to_numpy() if roles.group else None
         )
@@ -423,8 +426,6 @@ def _design_notes(
     a group or prompt column with ``empty`` cells (the command leaves it out). With the
     file's pandas call ``read`` and its ``file``, the groups never labeled are left out by
     a line that runs (:func:`~bacon_bayes.doctor.cells.without_groups_line`)."""
-    from functools import partial
-
     from bacon_bayes.doctor.cells import without_groups_line
     from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt, labeled_by_score
 

@@ -321,7 +321,9 @@ def _span(values: list[float], fmt: str) -> str:
     return lo if lo == hi else f"{lo}-{hi}"
 
 
-def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
+def near_duplicates(
+    scores: pd.DataFrame, label: np.ndarray, again: Callable[[str, str], str] | None = None
+) -> list[str]:
     """Sets of judges that are near copies of one another (the same model at another
     temperature, a prompt reworded): each pair equal on :data:`TWIN_SHARE` of the rows
     both score, and their errors given the label (residuals of each on the label's line)
@@ -329,7 +331,9 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
     The Bayesian judge model takes the judges' errors as independent given the quality, so
     it reads their shared error as the quality (tester G finding 8: gpt4's noise 1.10 ->
     0.04 with two copies, the others' signal down 2-4x). One sentence per set, with the
-    fix; [] when there is none."""
+    fix (``again``: the line that writes the table with the set averaged into one judge,
+    :func:`~bacon_bayes.doctor.cells.doctor_again`; else the pandas); [] when there is
+    none."""
     y = np.asarray(label, dtype=float)
     cols = [str(c) for c in scores.columns]
     x = {c: scores[c].to_numpy(dtype=float) for c in cols}
@@ -365,6 +369,10 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
         n = max(v[2] for v in stats_)
         span, rspan = _span(eq, ".0%"), _span(rs, ".2f")
         listed = ", ".join(repr(c) for c in names)
+        mean = "_".join(names) + "_mean"
+        code = f"df[{mean!r}] = df[[{listed}]].mean(axis=1)"
+        drop = f"{code}; df = df.drop(columns=[{listed}])"
+        average = f"({code})" if again is None else f"in their place: {again('judges', drop)}"
         once = " once one is rescaled to the other's range" if twins & rescaled else ""
         out.append(
             f"judges {listed} are near copies: equal on {span} of the rows both score{once}, "
@@ -376,8 +384,7 @@ def near_duplicates(scores: pd.DataFrame, label: np.ndarray) -> list[str]:
             + (
                 " (the one on the label's scale: the copy adds nothing)"
                 if once
-                else f", or average them into one judge column (df['mean'] = df[[{listed}]]"
-                ".mean(axis=1))"
+                else f", or average them into one judge column {average}"
             )
         )
     return out
