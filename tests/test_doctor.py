@@ -87,6 +87,23 @@ def test_judges_of_several_aspects_for_a_label_named_for_none_get_the_hint(
     table.rename(columns={"human": "relevance_rating"}).to_csv(path, index=False)
     out, _ = doctor([str(path)], capsys)
     assert "names none of them" not in out
+    # no labels yet (session 55's walk: SummEval's long file pivoted): the hint comes
+    # with the bacon sample command, whose --judge it narrows; that command runs
+    table.drop(columns="human").to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    flat = " ".join(out.split())
+    assert said in flat and "the labels in 'human' will rate one of them" in flat, flat
+    keep = shlex.split(flat.split("relevance: ", 1)[1].split(")", 1)[0])
+    lines = out.splitlines()
+    sample = shlex.split(lines[lines.index("run, to draw the first items to label:") + 1])
+    assert sample[:2] == ["bacon", "sample"]
+    judged = [k for k, w in enumerate(sample) if w == "--judge"]
+    argv = [w for k, w in enumerate(sample[1:], 1) if k not in judged and k - 1 not in judged]
+    with pytest.MonkeyPatch.context() as m:
+        m.chdir(tmp_path)
+        assert main([*argv, *keep]) == 0
+    assert "relevance" in (tmp_path / "aspects.study" / "study.toml").read_text()
+    assert "coherence" not in (tmp_path / "aspects.study" / "study.toml").read_text()
     # methods that vary for some judges only, sizes, or no shared words: no aspects
     names = [f"gpt4|{m}|{a}" for m in ("pairwise", "pointwise") for a in ("coherence", "fluency")]
     names += ["llama|chat|coherence", "llama|chat|fluency"]  # the methods: 4 judges of 6

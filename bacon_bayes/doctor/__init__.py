@@ -368,7 +368,7 @@ def profile(
     p.command = None if blocked or p.sample else _command(p, frame, labels)  # no labels yet
     columns = [str(c) for c in frame.columns]
     p.judges_note = "; ".join(
-        filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns)))
+        filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns, p.sample)))
     )
     # a line that writes the file without some groups: not with labels joined from another
     read = read_call(file, meta.format) if labels is None else None
@@ -488,23 +488,31 @@ def _named_for(word: str, judges: list[str]) -> list[str]:
     return [j for j in judges if word in _words(j)]
 
 
-def _aspects(roles: Roles, columns: list[str]) -> str:
+def _aspects(roles: Roles, columns: list[str], sample: list[str] | None = None) -> str:
     """The aspects the judges score by their names (:func:`~.names.judge_aspects`) when
     the label's name says none of them, with the ``--judge`` arguments that keep each
-    aspect's judges; else ``""``."""
+    aspect's judges; else ``""``. With ``sample`` (the ``bacon sample`` command of a pool
+    without labels) the label is the one that command adds, to be rated."""
     aspects = judge_aspects(roles.judges)
-    if not aspects or set(_words(roles.label or "")) & set(aspects):
+    label = sample[sample.index("--label") + 1] if sample else roles.label
+    if not aspects or set(_words(label or "")) & set(aspects):
         return ""
     keep = []
     for a in aspects:
         named = _named_for(a, roles.judges)
         keep.append(f"{a}: {shlex.join(glued(_judge_args(named, columns)))}")
+    which = (
+        f"the labels in {label!r} will rate one of them, while the judges of the others "
+        "mostly add noise (the intervals stay valid, wider). In the bacon sample command, keep the "
+        "judges of the aspect the labellers will rate"
+        if sample
+        else f"the label {label!r} names none of them: a label rates one aspect, and the "
+        "judges of the others mostly add noise (the intervals stay valid, wider). Keep the "
+        "judges of the aspect the label rates"
+    )
     return (
         f"the judges' names say they score {len(aspects)} aspects ({', '.join(aspects)}), and "
-        f"the label {roles.label!r} names none of them: a label rates one aspect, and the "
-        "judges of the others mostly add noise (the intervals stay valid, wider). Keep the "
-        f"judges of the aspect the label rates ({'; '.join(keep)}), chosen before looking "
-        "at the estimates"
+        f"{which} ({'; '.join(keep)}), chosen before looking at the estimates"
     )
 
 
@@ -548,7 +556,9 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         label = p.sample[p.sample.index("--label") + 1]
         scaled = any(w.startswith("--scale") for w in p.sample)
         new = label != r.label and label not in r.left_out  # a column the study adds
-        return [sample_note(label, p.sample, scaled, new=new)]
+        return [sample_note(label, p.sample, scaled, new=new)] + [p.judges_note] * bool(
+            p.judges_note
+        )
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "
