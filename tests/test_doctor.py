@@ -113,6 +113,9 @@ def test_judges_of_several_aspects_for_a_label_named_for_none_get_the_hint(
     both = [f"{m}_{a}" for m in ("llama", "claude") for a in ("coherence", "fluency")]
     assert judge_aspects(both) == []
     assert judge_aspects([c for c in judges if c.endswith("relevance")]) == []
+    # WMT22's metrics on two references (session 55's walk): variants, not aspects
+    wmt = [f"{m}-ref{r}" for m in ("BLEU", "chrF", "COMET-22", "BLEURT-20") for r in "AB"]
+    assert judge_aspects([*wmt, "COMETKiwi-src", "COMET-QE-src"]) == []
 
 
 def test_labels_written_as_no_value_are_said(

@@ -86,7 +86,9 @@ def judge_aspects(judges: list[str]) -> list[str]:
     judges' names to give another judge's name; of the sets of alternatives, the one whose
     words name at least 80% of the judges, else none (``[]``). Where two sets do
     (``llama_coherence``, ``claude_coherence``, ``llama_fluency``, ...: the models as well
-    as the aspects), the names do not say which is the aspect: none."""
+    as the aspects), the names do not say which is the aspect: none. Words that differ
+    only in their last letter are variants of one thing, not aspects (WMT's metrics on
+    ``refA`` and ``refB``, two references)."""
     low = [j.lower() for j in judges]
     names = set(low)
     words = {j: set(t for t in _TOKEN.findall(j) if t.isalpha() and len(t) >= 4) for j in low}
@@ -97,7 +99,12 @@ def judge_aspects(judges: list[str]) -> list[str]:
         return sum(1 for j in low if w in words[j] and pat.sub(u, j) in names)
 
     linked = {
-        w: {u for u in every if u != w and swaps(w, u) >= 2 and swaps(u, w) >= 2} for w in every
+        w: {
+            u
+            for u in every
+            if u[:-1] != w[:-1] and swaps(w, u) >= 2 and swaps(u, w) >= 2  # not refa, refb
+        }
+        for w in every
     }
     found: list[list[str]] = []
     seen: set[str] = set()
