@@ -56,7 +56,7 @@ import numpy as np
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate import shape
-from bacon_bayes.estimate.core import residual_floor
+from bacon_bayes.estimate.core import mean_core, residual_floor
 from benchmarks import anytime_validation as v
 
 #: rows of the grid recursion at once (its kernel is rows x grid^2)
@@ -75,21 +75,64 @@ class Recorder:
     def __call__(self, y, f, pi, f_sum, n_items, **kw):
         th, var, lam, n = self.core(y, f, pi, f_sum, n_items, **kw)
         w = 1.0 / pi
-        ybar = (w * y).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
-        fbar = (w * f).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
-        fc = f - fbar
-        r = (y - ybar) - lam[:, None] * fc
+        r, fc = residuals(y, f, pi, lam)
         c = w * w * (1.0 - pi)
         var_lam = ((1.0 - pi) * (c * fc * r) ** 2).sum(axis=1) / (c * fc * fc).sum(axis=1) ** 2
-        d = np.asarray(f_sum) / n_items - fbar[:, 0]
+        d = np.asarray(f_sum) / n_items - (f - fc)[:, 0]
         tuned = kw.get("lam") is None
         gamma, rho = shape.skew_moments(r, pi)
         floor = np.array([residual_floor(row) for row in y]) * c.sum(axis=1) / n_items**2
         self.calls.append(
             {"r": r, "pi": pi, "n": n, "var": var, "tuned": tuned, "delta": d * d * var_lam,
-             "gamma": gamma, "rho": rho, "floor_var": floor}
+             "gamma": gamma, "rho": rho, "floor_var": floor,
+             "fit": (y, f, f_sum, n_items, kw.get("lam"))}
         )  # fmt: skip
         return th, var, lam, n
+
+
+def residuals(y, f, pi, lam) -> tuple[np.ndarray, np.ndarray]:
+    """A look's AEE residuals ``(y - ybar) - lam (f - fbar)`` (Hajek means, weights
+    ``1 / pi``) and its centred surrogate ``f - fbar`` (R, n)."""
+    w = 1.0 / pi
+    ybar = (w * y).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+    fbar = (w * f).sum(axis=1, keepdims=True) / w.sum(axis=1, keepdims=True)
+    fc = f - fbar
+    return (y - ybar) - lam[:, None] * fc, fc
+
+
+def reweighed(call: dict, pi: np.ndarray) -> np.ndarray:
+    """A recorded look's residuals under other probabilities ``pi`` of its labels, its
+    weight retuned under them where it was tuned (the package's
+    :func:`bacon_bayes.mean.aee_residuals` with a later pool's propensity)."""
+    y, f, f_sum, n_items, lam = call["fit"]
+    return residuals(y, f, pi, mean_core(y, f, pi, f_sum, n_items, lam=lam)[2])[0]
+
+
+def latest_cosines(chunk: list[dict], k: int) -> np.ndarray:
+    """(R, k) the adjacent cosines of looks ``1..k+1`` as the package reads them at look
+    ``k + 1`` (:func:`bacon_bayes.look_fits.mean_cosines`): every look's residuals weighed
+    by the latest look's probabilities of its labels (``pool.propensity``). Under uniform
+    waves the cosines of :func:`~bacon_bayes.estimate.anytime.look_cosines` on each look's
+    own probabilities; under adaptive ones (the wave-by-wave weights change as waves are
+    added) and stratified ones (the strata's union probabilities drift apart) not quite."""
+    now = chunk[k]["pi"]
+    pis = [now[:, : chunk[j]["pi"].shape[1]] for j in range(k + 1)]
+    res = [reweighed(chunk[j], pis[j]) for j in range(k)] + [chunk[k]["r"]]
+    return at.look_cosines(res, pis)
+
+
+def latest_boundaries(chunks: list[list[dict]], info: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """(R, K) each look's alpha-spending critical value on the looks' own correlation as
+    the package computes it at that look (from the looks up to it, cosines by
+    :func:`latest_cosines`); equal to :func:`boundaries` on the looks' own cosines under
+    uniform waves."""
+    out = np.empty(info.shape)
+    out[:, 0] = boundaries(np.ascontiguousarray(info[:, :1]), times[:1])[:, 0]
+    for k in range(1, times.size):
+        adjacent = np.vstack([latest_cosines(ch, k) for ch in chunks])
+        J = at.correlated_information(np.ascontiguousarray(info[:, : k + 1]), adjacent)
+        out[:, k] = boundaries(J, times[: k + 1])[:, -1]
+    return out
 
 
 def looks_of(calls: list[dict], looks: int) -> list[list[dict]]:
@@ -163,14 +206,17 @@ def evaluate(
 
 
 def package_halves(
-    t: v.Table, sim: v.Looks, sequences: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The package's own alpha-spending distances to the lower and upper ends (R, K) and
-    adjacent cosines (R, K - 1)
+    t: v.Table, sim: v.Looks, sequences: int, pis: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The package's own alpha-spending distances to the lower and upper ends (R, K),
+    adjacent cosines (R, K - 1) and estimates (R, K)
     of the pool mean on the first ``sequences`` of ``sim`` (SummEval), look by look:
     ``Calibrator(engine="freq", seed=r)`` fitted on the waves up to the look, its
     ``estimate_mean(anytime=True, max_labels=last look's labels)`` refitting every earlier
-    look itself (:mod:`bacon_bayes.look_fits`)."""
+    look itself (:mod:`bacon_bayes.look_fits`). ``pis``: each look's probabilities of its
+    labels in the order drawn (R, n_k), the pool's ``propensity`` then (a study's
+    ``estimation_weights``: the union, or wave by wave under adaptive waves); None:
+    uniform waves, no propensity."""
     import pandas as pd
 
     from bacon_bayes import Calibrator, EvalPool
@@ -181,24 +227,29 @@ def package_halves(
     bounds = np.concatenate([[0], sim.labels.astype(int)])
     low, high = np.full((sequences, looks), np.nan), np.full((sequences, looks), np.nan)
     cos = np.full((sequences, looks - 1), np.nan)
+    est = np.full((sequences, looks), np.nan)
     for r in range(sequences):
         wave = np.full(t.n, np.nan)
         for k in range(looks):
             wave[sim.order[r, bounds[k] : bounds[k + 1]]] = k + 1
         for k in range(looks):
             w = np.where(wave <= k + 1, wave, np.nan)
+            pi = np.full(t.n, np.nan)
+            if pis is not None:
+                pi[sim.order[r, : bounds[k + 1]]] = pis[k][r]
             pool = EvalPool.from_frame(
-                frame.assign(label=np.where(np.isfinite(w), t.y, np.nan), wave=w),
+                frame.assign(label=np.where(np.isfinite(w), t.y, np.nan), wave=w, pi=pi),
                 label="label", judges=judges, outcome="continuous", group="system",
-                item="item", wave="wave",
+                item="item", wave="wave", propensity=None if pis is None else "pi",
             )  # fmt: skip
             cal = Calibrator(engine="freq", seed=r).fit(pool)
             e = cal.estimate_mean(anytime=True, max_labels=int(sim.labels[-1]))
             low[r, k], high[r, k] = e.estimate - e.ci_low, e.ci_high - e.estimate
+            est[r, k] = e.estimate
             if k == looks - 1:
                 cos[r] = e.details["anytime"]["cosines"]
         print(f"  package: sequence {r + 1} of {sequences}", flush=True)
-    return low, high, cos
+    return low, high, cos, est
 
 
 def package_rows(
@@ -285,7 +336,7 @@ def run_cell(
         base = some if base is None else base
         rows.append(row)
     if package:  # the package itself on the first sequences
-        low, high, pcos = package_halves(t, sim, min(package, reps))
+        low, high, pcos, _ = package_halves(t, sim, min(package, reps))
         own_half = v.anytime_half(v._t(df), df, crit_own)
         own = [own_half + extra for extra in shape.skew_reach(crit_own, *shape)]
         today_half = v.anytime_half(v._t(df), df, crit_today) * se

@@ -1,10 +1,28 @@
 """Issue 41: where the pool mean's alpha-spending misses are, and what Hall's term on the
 skewed side does about them, on the sequences of :mod:`benchmarks.anytime_pool_corr` (the
-same draws as ``anytime_validation``; uniform waves).
+same draws as ``anytime_validation``; uniform, stratified and adaptive waves).
 
     PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses [--reps 4000]
-        [--tables summeval] [--looks 10] [--seed 101] [--data DIR] [--save STEM]
-    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses --load STEM_T_K.npz
+        [--tables summeval] [--designs uniform] [--looks 10] [--seed 101] [--data DIR]
+        [--save STEM [--groups]] [--pair A,B]
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses --load STEM_T_D_K.npz
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses --summary STEM
+    PYTHONPATH=. .venv/bin/python -m benchmarks.anytime_pool_misses --package 10
+        --designs stratified,adaptive --seed 0
+
+``--save STEM``: each cell's pool-mean arrays (``STEM_TABLE_DESIGN_K.npz``) and simulated
+looks (``..._looks.npz``); a cell already there is read, not simulated again, so a run
+can be stopped and resumed. ``--groups``: also the group and pair rows of
+:func:`benchmarks.anytime_validation.evaluate` on the same sequences (``.groups.csv``:
+the groups' own floor at the look's level and the pairs' df of
+``estimate.differences.T_DF``, as the package's). ``--summary STEM``: one markdown table
+of the cells saved (the pool mean by the package's rule, the canonical boundary's in
+brackets; the groups' and pairs' alpha-spending rows). ``--package N``: the package
+itself on N SummEval sequences a cell, against the harness's rule
+(:func:`package_check`). Each look's boundary is on the looks' own correlation as the
+package computes it at that look: every earlier look's residuals weighed by that look's
+probabilities (:func:`benchmarks.anytime_pool_corr.latest_boundaries`; under adaptive
+waves the wave-by-wave weights, which change as waves are added).
 
 Per cell, under the rule before (``own corr``: the boundary on the looks' own
 correlation, symmetric) and the package's (``package``: with Hall's term): the first look
@@ -42,6 +60,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
@@ -55,15 +74,21 @@ RULES = (
 )  # fmt: skip
 
 
-def record(t: v.Table, reps: int, looks: int, seed: int) -> dict[str, np.ndarray]:
-    """The cell's arrays (R, K): estimates, se, df, the boundaries on the looks' own and
-    the canonical correlation, the se of ``weight both``, the moments of Hall's term, the
-    residual floor's variance and where it binds, the tuned looks."""
+def record(
+    t: v.Table, reps: int, looks: int, seed: int, design: str = "uniform", pis: bool = False
+) -> tuple[dict[str, np.ndarray], v.Looks]:
+    """The cell's arrays (R, K): estimates, se, df, the boundaries on the looks' own
+    correlation (as the package computes each look's: :func:`~benchmarks.anytime_pool_corr.
+    latest_boundaries`) and the canonical one, the se of ``weight both``, the moments of
+    Hall's term, the residual floor's variance and where it binds, the tuned looks; and
+    the simulated looks (groups and pairs for :func:`benchmarks.anytime_validation.
+    evaluate`). ``pis``: also each look's probabilities of its labels (``"pi_looks"``, a
+    list of (R, n_k) arrays, not saved)."""
     rec = pc.Recorder(v.mean_core)
     own = v.mean_core
     v.mean_core = rec
     try:
-        sim = v.simulate(t, "uniform", reps, looks, seed)
+        sim = v.simulate(t, design, reps, looks, seed)
     finally:
         v.mean_core = own
     chunks = pc.looks_of(rec.calls, looks)
@@ -72,21 +97,18 @@ def record(t: v.Table, reps: int, looks: int, seed: int) -> dict[str, np.ndarray
     assert np.allclose(var, se**2, rtol=1e-10), "recorded fits are not the pool's"
     times = sim.labels / sim.labels[-1]
     info = np.broadcast_to(at.effective_labels(sim.labels, float(t.n)), e.shape)
-    adjacent = np.vstack(
-        [at.look_cosines([c["r"] for c in ch], [c["pi"] for c in ch]) for ch in chunks]
-    )
-    J = at.correlated_information(np.ascontiguousarray(info), adjacent)
     var_both = np.where(tuned, var * (n - 1.0) / (n - 2.0) + pc.field(chunks, "delta"), var)
     floor = pc.field(chunks, "floor_var")
-    return {
+    extra = {"pi_looks": [np.vstack([ch[k]["pi"] for ch in chunks]) for k in range(looks)]}
+    return (extra if pis else {}) | {
         "e": e, "se": se, "df": df, "truth": np.array(t.y.mean()), "labels": sim.labels,
-        "crit_own": pc.boundaries(J, times),
+        "crit_own": pc.latest_boundaries(chunks, np.ascontiguousarray(info), times),
         "crit_today": np.broadcast_to(pc.boundaries(np.ascontiguousarray(info[:1]), times),
                                       e.shape),
         "se_both": np.sqrt(var_both), "gamma": pc.field(chunks, "gamma"),
         "rho": pc.field(chunks, "rho"), "floor_var": floor, "floor": floor > var,
         "tuned": tuned, "times": times,
-    }  # fmt: skip
+    }, sim  # fmt: skip
 
 
 def package_se(a: dict[str, np.ndarray]) -> np.ndarray:
@@ -212,29 +234,169 @@ def report(a: dict[str, np.ndarray]) -> None:
     print("\n".join(compare(a, RULES)), flush=True)
 
 
+def some_look(a: dict[str, np.ndarray], rule: str) -> tuple[float, float, float]:
+    """Under ``rule``: the chance that some look misses, its Monte Carlo se and the last
+    look's width over the fixed one (mean over sequences)."""
+    some = (misses(a, rule) != 0).any(axis=1)
+    p = float(some.mean())
+    down, up = halves(a, rule)
+    width = float(np.mean((down + up)[:, -1] / (2 * v._t(a["df"])[:, -1])))
+    return p, float(np.sqrt(p * (1 - p) / some.size)), width
+
+
+def package_ratios(
+    t: v.Table, design: str, sequences: int, looks: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The package (``Calibrator(engine="freq")`` ``estimate_mean(anytime=True,
+    max_labels)``, :func:`benchmarks.anytime_pool_corr.package_halves`, the looks'
+    probabilities as its propensity) against the harness's rule ``package`` on the first
+    ``sequences`` of a cell (SummEval), (R, K) each: the estimates' difference, the lower
+    and the upper end's distance, package over harness; and the looks' labels (K)."""
+    a, sim = record(t, sequences, looks, seed, design, pis=True)
+    pis = a.pop("pi_looks")
+    low, high, _, est = pc.package_halves(t, sim, sequences, None if design == "uniform" else pis)
+    down, up = halves(a, "package")
+    se = package_se(a)
+    return est - a["e"], low / (down * se), high / (up * se), a["labels"]
+
+
+def package_check(t: v.Table, design: str, sequences: int, looks: int, seed: int) -> str:
+    """:func:`package_ratios` per look: the estimates' largest difference and the two
+    ends' distances, package over harness (mean; min-max)."""
+    diff, lo, hi, labels = package_ratios(t, design, sequences, looks, seed)
+    rows = [
+        f"{t.name} {design}, {sequences} sequences: package against the harness",
+        "| look | labels | estimate: largest abs difference | lower end's distance: package / "
+        "harness, mean (min-max) | upper end's |",
+        "|---|---|---|---|---|",
+    ]
+    for k in range(looks):
+        rows.append(
+            f"| {k + 1} | {int(labels[k])} | {np.abs(diff[:, k]).max():.2e} | "
+            f"{lo[:, k].mean():.4f} ({lo[:, k].min():.4f}-{lo[:, k].max():.4f}) | "
+            f"{hi[:, k].mean():.4f} ({hi[:, k].min():.4f}-{hi[:, k].max():.4f}) |"
+        )
+    return "\n".join(rows)
+
+
+def save_looks(path: Path, sim: v.Looks) -> None:
+    """A cell's simulated looks (:class:`benchmarks.anytime_validation.Looks`)."""
+    np.savez(path, pool=np.stack(sim.pool), group=np.stack(sim.group), group_n=sim.group_n,
+             labels=sim.labels, order=sim.order, pair=np.stack(sim.pair))  # fmt: skip
+
+
+def load_looks(path: Path) -> v.Looks:
+    z = np.load(path)
+    return v.Looks(tuple(z["pool"]), tuple(z["group"]), z["group_n"], z["labels"], z["order"],
+                   tuple(z["pair"]))  # fmt: skip
+
+
+def cell(
+    t: v.Table, design: str, reps: int, looks: int, seed: int, stem: Path | None, groups: bool
+) -> None:
+    """One cell: the pool mean's rules (from ``stem``'s cache where it has them, else
+    simulated and saved there) and, with ``groups``, the group and pair rows of
+    :func:`benchmarks.anytime_validation.evaluate` on the same sequences (CSV)."""
+    name = None if stem is None else stem.with_name(f"{stem.name}_{t.name}_{design}_{looks}")
+    done = name is not None and name.with_suffix(".npz").exists()
+    print(f"{t.name} {design} {looks} looks, {reps} sequences:", flush=True)
+    if done:
+        a, sim = dict(np.load(name.with_suffix(".npz"))), None
+        print("  (pool mean from the cache)")
+    else:
+        a, sim = record(t, reps, looks, seed, design)
+        if name is not None:
+            np.savez(name.with_suffix(".npz"), **a)
+            save_looks(name.with_name(name.name + "_looks.npz"), sim)
+        report(a)
+    if not groups or name is None or name.with_suffix(".groups.csv").exists():
+        return
+    sim = sim or load_looks(name.with_name(name.name + "_looks.npz"))
+    rows, stop = v.evaluate(t, sim)
+    pd.DataFrame(rows).to_csv(name.with_suffix(".groups.csv"), index=False)
+    pd.DataFrame(stop).to_csv(name.with_suffix(".stop.csv"), index=False)
+
+
+def summary(stem: Path) -> str:
+    """The markdown table of every cell under ``stem``: the pool mean by the package's
+    rule (and the canonical boundary's), the groups' and pairs' alpha-spending rows."""
+    lines = [
+        "| table | design | looks | sequences | pool mean (canonical) | group, average | "
+        "worst group | pair, average | worst pair | last width / fixed (pool) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for path in sorted(stem.parent.glob(f"{stem.name}_*.npz")):
+        if path.name.endswith("_looks.npz"):
+            continue
+        a = dict(np.load(path))
+        table, design, looks = path.stem[len(stem.name) + 1 :].rsplit("_", 2)
+        p, se, width = some_look(a, "package")
+        canon = some_look(a, "canonical")[0]
+        row = [table, design, looks, f"{a['e'].shape[0]:,}", f"{p:.3f} ({se:.3f}) ({canon:.3f})"]
+        groups = path.with_suffix(".groups.csv")
+        if groups.exists():
+            g = pd.read_csv(groups)
+            g = g[g["interval"] == "alpha-spending"].set_index("quantity")
+            for q in ("group mean, average over groups", "group mean, worst group",
+                      "difference, average over pairs", "difference, worst pair"):  # fmt: skip
+                r = g.loc[q]
+                who = f" {r['group']}" if isinstance(r.get("group"), str) else ""
+                row.append(f"{r['some look misses']:.3f} ({r['mc se']:.3f}){who}")
+        else:
+            row += ["-"] * 4
+        lines.append("| " + " | ".join(row) + f" | {width:.3f} |")
+    return "\n".join(lines)
+
+
+def _pair(t: v.Table, names: str) -> tuple[int, int]:
+    """The groups ``A,B`` by name."""
+    a, b = names.split(",")
+    return list(t.groups).index(a), list(t.groups).index(b)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=4000)
     p.add_argument("--looks", default="10")
     p.add_argument("--tables", default="summeval")
+    p.add_argument("--designs", default="uniform")
     p.add_argument("--data", type=Path, default=Path("/tmp/mc_data"))
     p.add_argument("--seed", type=int, default=101)
-    p.add_argument("--save", type=Path, default=None, help="write each cell's arrays (stem)")
+    p.add_argument("--save", type=Path, default=None,
+                   help="each cell's arrays and looks under this stem (a cell there is "
+                        "read, not simulated again)")  # fmt: skip
+    p.add_argument(
+        "--groups",
+        action="store_true",
+        help="also the group and pair rows on the same sequences (with --save)",
+    )
     p.add_argument("--load", type=Path, default=None, help="report on saved arrays")
+    p.add_argument("--summary", type=Path, default=None, help="the table of a --save stem")
+    p.add_argument(
+        "--pair",
+        default=None,
+        help="the tracked pair's groups, A,B (default: the pilot's, power 0.8)",
+    )
+    p.add_argument("--package", type=int, default=0,
+                   help="instead: the package against the harness on N sequences a cell "
+                        "(SummEval)")  # fmt: skip
     args = p.parse_args()
     if args.load is not None:
         report(dict(np.load(args.load)))
         return
+    if args.summary is not None:
+        print(summary(args.summary))
+        return
     start = time.perf_counter()
     for t in v.load_tables(args.data, tuple(args.tables.split(","))):
-        t.pair, _ = v.pick_pair(t, args.seed)
+        t.pair = v.pick_pair(t, args.seed)[0] if not args.pair else _pair(t, args.pair)
         for k in (int(x) for x in args.looks.split(",")):
-            print(f"{t.name} uniform {k} looks, {args.reps} sequences:", flush=True)
-            a = record(t, args.reps, k, args.seed)
-            if args.save is not None:
-                np.savez(args.save.with_name(f"{args.save.name}_{t.name}_{k}.npz"), **a)
-            report(a)
-    print(f"({time.perf_counter() - start:.0f} s)")
+            for design in args.designs.split(","):
+                if args.package:
+                    print(package_check(t, design, args.package, k, args.seed), flush=True)
+                    continue
+                cell(t, design, args.reps, k, args.seed, args.save, args.groups)
+                print(f"({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
