@@ -131,7 +131,7 @@ MAX_PREAMBLE = 10
 _NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
 
 
-def _group_row(rows: list[list[str]]) -> bool:
+def group_row(rows: list[list[str]]) -> bool:
     """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
     (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
     distinct and no numbers (the header), and numbers in every row below it (the data)."""
@@ -154,7 +154,7 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
     :data:`MAX_PREAMBLE` of the top) with at least 2 fields whose next records have as
     many and at least 2 of them filled, past records with fewer (a spreadsheet export's
     title, a blank line, a title padded with commas to the table's width) and past a row
-    of merged group titles (:func:`_group_row`); ``(0, 0)`` when no record is such
+    of merged group titles (:func:`group_row`); ``(0, 0)`` when no record is such
     (``sep`` does not separate this file's cells). Records, not lines: a quoted cell may
     hold line breaks. ``cut``: the text's last record may be cut short, and is not read."""
     reader = csv.reader(io.StringIO(text), delimiter=sep)
@@ -177,7 +177,7 @@ def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
         rest = counts[k + 1 : k + 6]
         named = sum(bool(c.strip()) for c in rows[k]) >= 2  # not a title padded with commas
         if counts[k] >= 2 and named and all(c == counts[k] for c in rest):
-            k += int(_group_row(rows[k : k + 6]))
+            k += int(group_row(rows[k : k + 6]))
             return starts[k], counts[k]
     return 0, 0
 
@@ -328,8 +328,9 @@ def pandas_read(path: str | Path, text: bool = False) -> str:
     from bacon_bayes.workbook import is_workbook, read_workbook
 
     if is_workbook(path):  # its one sheet with cells, by name
-        sheet = read_workbook(path).attrs["sheet"]
-        return f"pd.read_excel({str(path)!r}, sheet_name={sheet!r}{', dtype=str' * text})"
+        attrs = read_workbook(path).attrs
+        more = f", header={attrs['header row']}" * bool(attrs["header row"]) + ", dtype=str" * text
+        return f"pd.read_excel({str(path)!r}, sheet_name={attrs['sheet']!r}{more})"
     how: dict[str, Any] = csv_options(path)
     if text:
         how["dtype"] = "str"

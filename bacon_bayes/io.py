@@ -216,7 +216,8 @@ def read_table(
         ids = [c for c in sheet.columns if item_name(c) or c in text]
         out = bools_as_floats(sheet, numbers=True, ids=ids)
         out.attrs["read as"] = ", ".join(filter(None, (sheet.attrs["read as"], blank)))
-        out.attrs |= {"sheet": sheet.attrs["sheet"], "blank rows": blank, "header line": 0}
+        out.attrs |= {"sheet": sheet.attrs["sheet"], "blank rows": blank}
+        out.attrs["header line"] = sheet.attrs["header row"]
         return out
     try:
         if name.endswith((".parquet", ".pq")):

@@ -35,10 +35,11 @@ def is_workbook(path: str | Path) -> bool:
 def read_workbook(path: str | Path) -> pd.DataFrame:
     """The table on the one sheet of the workbook at ``path`` that holds cells (empty
     sheets, such as Excel's default ``Sheet2``, are passed over). ``attrs["sheet"]`` names
-    it, ``attrs["read as"]`` says it, ``attrs["header"]`` is its first row as written (two
+    it, ``attrs["read as"]`` says it, ``attrs["header"]`` is its header row as written (two
     columns of one name, which pandas renames ``name.1``:
-    :func:`bacon_bayes.io.check_header`). Rows are numbered as the sheet numbers them (the
-    header on row 1), as a CSV's lines are.
+    :func:`bacon_bayes.io.check_header`), ``attrs["header row"]`` the rows above it (a
+    title: :func:`header_row`). Rows are numbered as the sheet numbers them, as a CSV's
+    lines are.
 
     Raises
     ------
@@ -74,10 +75,29 @@ def read_workbook(path: str | Path) -> pd.DataFrame:
             + "."
         )
     ((name, raw),) = filled.items()
-    sheet = pd.read_excel(path, sheet_name=name)
+    top = header_row(raw)
+    sheet = pd.read_excel(path, sheet_name=name, header=top)
     sheet = sheet.loc[:, [not str(c).startswith("Unnamed: ") or sheet[c].notna().any()
                           for c in sheet.columns]]  # fmt: skip
-    sheet.attrs["header"] = ["" if pd.isna(v) else str(v) for v in raw.iloc[0]]
+    sheet.attrs["header"] = ["" if pd.isna(v) else str(v) for v in raw.iloc[top]]
     sheet.attrs["sheet"] = name
-    sheet.attrs["read as"] = f"sheet {name!r} of an Excel workbook"
+    sheet.attrs["header row"] = top
+    above = f", {top} row(s) above the header skipped" if top else ""
+    sheet.attrs["read as"] = f"sheet {name!r} of an Excel workbook{above}"
     return sheet
+
+
+def header_row(raw: pd.DataFrame) -> int:
+    """The row (from 0) of a sheet's header, its cells read as written (``header=None``):
+    past up to :data:`~bacon_bayes.csv_format.MAX_PREAMBLE` rows above it (a title, an
+    export date, a blank row) and a row of merged group titles, as a CSV's header line is
+    found: the first row with at least 2 cells
+    filled and as many as any of the 5 rows below it; 0 when no row is such."""
+    from bacon_bayes.csv_format import MAX_PREAMBLE, group_row
+
+    rows = [["" if pd.isna(v) else str(v) for v in r] for r in raw.head(MAX_PREAMBLE + 7).values]
+    filled = [sum(bool(c.strip()) for c in r) for r in rows]
+    for k in range(min(MAX_PREAMBLE + 1, len(rows))):
+        if filled[k] >= 2 and filled[k] >= max(filled[k + 1 : k + 6], default=0):
+            return k + int(group_row(rows[k : k + 6]))
+    return 0

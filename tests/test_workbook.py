@@ -127,3 +127,30 @@ def test_doctor_s_line_for_a_workbook_reads_its_sheet(tmp_path, capsys, monkeypa
     assert "pd.read_excel('copies.xlsx', sheet_name='export')" in out
     run_python_line(out)
     assert len(pd.read_csv(Path("copies_unique.csv"))) == len(table)
+
+
+def test_a_title_above_the_header_is_skipped_as_in_a_csv(tmp_path, capsys, monkeypatch) -> None:
+    """Walk of session 55: a sheet with a title row and a blank row above its header (an
+    export's usual top) was refused as "columns 2 and 3 are both named ''". The header is
+    found below them as in a CSV, said, rows are numbered as the sheet numbers them, and
+    doctor's fix reads the sheet from that header."""
+    import openpyxl
+
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    with pd.ExcelWriter("titled.xlsx") as w:
+        pd.concat([table, table.head(3)]).to_excel(w, sheet_name="run", index=False, startrow=2)
+    book = openpyxl.load_workbook("titled.xlsx")
+    book["run"]["A1"] = "judge run, exported 2026-11-30"
+    book.save("titled.xlsx")
+    frame = read_table("titled.xlsx")
+    assert list(frame.columns) == list(table.columns) and len(frame) == len(table) + 3
+    assert (
+        frame.attrs["read as"]
+        == "sheet 'run' of an Excel workbook, 2 row(s) above the header skipped"
+    )
+    assert frame.attrs["header line"] == 2  # row 4 of the sheet is the first row of data
+    out = " ".join(_out(["doctor", "titled.xlsx"], capsys).split())
+    assert "pd.read_excel('titled.xlsx', sheet_name='run', header=2)" in out
+    run_python_line(out)
+    assert len(pd.read_csv(Path("titled_unique.csv"))) == len(table)
