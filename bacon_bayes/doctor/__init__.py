@@ -377,8 +377,7 @@ def profile(
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
         judged = kept[roles.judges].reset_index(drop=True)
-        runs = read is not None and file is not None and not roles.long
-        twins = partial(doctor_again, read, file) if runs else None
+        twins = None if read is None or roles.long else partial(doctor_again, read, file)
         p.can += near_duplicates(judged, y_kept, twins)
         p.can += missingness_notes(
             judged, y_kept, kept[roles.group].to_numpy() if roles.group else None
