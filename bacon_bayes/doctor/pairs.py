@@ -520,13 +520,20 @@ def pair_doctor_text(
         str(r["judge"]) for _, r in diag.iterrows()
         if r["role"] == "judge" and r["n"] > 0 and not np.isfinite(r["tie_rate"])
     ]  # fmt: skip
+    notes = [n for n in [*roles.notes, *roles.left_out, *maybe, spellings, *copied] if n]
+    used = {roles.model_a, roles.model_b, label, *judges, roles.prompt, roles.item}
+    used |= {roles.propensity, *roles.maybe_judges}
+    other = [
+        str(c) for c in df.columns if c not in used and not any(repr(str(c)) in n for n in notes)
+    ]
     found = [
         f"{path}: pairwise comparisons ({read}), {len(df)} rows, "
         f"{len(models)} models, {n_lab} with a human vote",
         f"  model A: {roles.model_a}, model B: {roles.model_b}, human vote: {label}",
         f"  judges: {', '.join(judges)}",
         f"  prompt: {roles.prompt or 'none'}, id: {roles.item or 'row number'}",
-        *(f"  note: {n}" for n in [*roles.notes, *roles.left_out, *maybe, spellings, *copied] if n),
+        *([f"  not used: {', '.join(other)}"] if other else []),
+        *(f"  note: {n}" for n in notes),
         "",
         f"judges on pairs ({level:g}% intervals; the first row is the humans' own):",
         pd.DataFrame(votes).to_string(index=False),
