@@ -92,12 +92,12 @@ def header_row(raw: pd.DataFrame) -> int:
     past up to :data:`~bacon_bayes.csv_format.MAX_PREAMBLE` rows above it (a title, an
     export date, a blank row) and a row of merged group titles, as a CSV's header line is
     found: the first row with at least 2 cells
-    filled and as many as any of the 5 rows below it; 0 when no row is such."""
+    filled (a title is one cell; a pandas index's header cell is empty); 0 when no row is
+    such."""
     from bacon_bayes.csv_format import MAX_PREAMBLE, group_row
 
     rows = [["" if pd.isna(v) else str(v) for v in r] for r in raw.head(MAX_PREAMBLE + 7).values]
-    filled = [sum(bool(c.strip()) for c in r) for r in rows]
     for k in range(min(MAX_PREAMBLE + 1, len(rows))):
-        if filled[k] >= 2 and filled[k] >= max(filled[k + 1 : k + 6], default=0):
+        if sum(bool(c.strip()) for c in rows[k]) >= 2:
             return k + int(group_row(rows[k : k + 6]))
     return 0

@@ -150,6 +150,9 @@ def test_a_title_above_the_header_is_skipped_as_in_a_csv(tmp_path, capsys, monke
         == "sheet 'run' of an Excel workbook, 2 row(s) above the header skipped"
     )
     assert frame.attrs["header line"] == 2  # row 4 of the sheet is the first row of data
+    table.to_excel("indexed.xlsx")  # pandas' index: an empty first header cell, no title
+    indexed = read_table("indexed.xlsx")
+    assert indexed.attrs["header line"] == 0 and list(indexed.columns)[1:] == list(table.columns)
     out = " ".join(_out(["doctor", "titled.xlsx"], capsys).split())
     assert "pd.read_excel('titled.xlsx', sheet_name='run', header=2)" in out
     run_python_line(out)
