@@ -24,6 +24,7 @@ from typing import Any
 
 from bacon_bayes.atomic import write_file
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.workbook import MAX_PREAMBLE, group_row, is_workbook, read_workbook
 
 #: a compressed table is refused past this many times its size on disk, decompressed
 #: (tables of scores compress 3-20 times; a decompression bomb about 1,000 times) ...
@@ -123,30 +124,6 @@ _DECIMAL_POINT = re.compile(r"(?<![^;|\t])-?\d*\.\d+(?![^;|\t])")
 #: a number with a point every three digits (``1.250``): a decimal point, or a thousands
 #: separator where the comma is the decimal mark; counted for neither
 _GROUPED = re.compile(r"(?<![^;|\t])-?\d{1,3}(\.\d{3})+(?![^;|\t])")
-
-
-#: most lines above a CSV's header (a title, a date, a blank line) that are skipped
-MAX_PREAMBLE = 10
-#: a cell that is a number (a decimal point or comma)
-_NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
-
-
-def group_row(rows: list[list[str]]) -> bool:
-    """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
-    (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
-    distinct and no numbers (the header), and numbers in every row below it (the data)."""
-    if len(rows) < 3 or len(rows[1]) != len(rows[0]):
-        return False
-    cells = [c.strip() for c in rows[0]]
-    header = [c.strip() for c in rows[1]]
-    return (
-        any(cells)
-        and not all(cells)
-        and all(header)
-        and len(set(header)) == len(header)
-        and not any(_NUMBER_CELL.match(c) for c in cells + header)
-        and all(any(_NUMBER_CELL.match(c) for c in row) for row in rows[2:])
-    )
 
 
 def _header_line(text: str, sep: str, cut: bool) -> tuple[int, int]:
@@ -325,8 +302,6 @@ def pandas_read(path: str | Path, text: bool = False) -> str:
     column as text)."""
     if "".join(Path(path).suffixes).lower().endswith(".parquet"):
         return f"pd.read_parquet({str(path)!r})"
-    from bacon_bayes.workbook import is_workbook, read_workbook
-
     if is_workbook(path):  # its one sheet with cells, by name
         attrs = read_workbook(path).attrs
         more = f", header={attrs['header row']}" * bool(attrs["header row"]) + ", dtype=str" * text

@@ -8,14 +8,42 @@ them as CSV."""
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from bacon_bayes.errors import ValidationError
 
-__all__ = ["READ_WORKBOOKS", "SAVE_AS_CSV", "is_workbook", "read_workbook"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["READ_WORKBOOKS", "SAVE_AS_CSV", "group_row", "is_workbook", "read_workbook"]
+
+#: most rows above a table's header (a title, a date, a blank line) that are skipped: a
+#: CSV's lines (:mod:`bacon_bayes.csv_format`), a sheet's rows (:func:`header_row`)
+MAX_PREAMBLE = 10
+#: a cell that is a number (a decimal point or comma)
+_NUMBER_CELL = re.compile(r"^\s*[-+]?(\d+([.,]\d*)?|[.,]\d+)\s*$")
+
+
+def group_row(rows: list[list[str]]) -> bool:
+    """Whether ``rows[0]`` is a spreadsheet's row of merged group titles above the header
+    (``Item info;;;Human;LLM judges;;``): some cells empty, the next row's all filled,
+    distinct and no numbers (the header), and numbers in every row below it (the data)."""
+    if len(rows) < 3 or len(rows[1]) != len(rows[0]):
+        return False
+    cells = [c.strip() for c in rows[0]]
+    header = [c.strip() for c in rows[1]]
+    return (
+        any(cells)
+        and not all(cells)
+        and all(header)
+        and len(set(header)) == len(header)
+        and not any(_NUMBER_CELL.match(c) for c in cells + header)
+        and all(any(_NUMBER_CELL.match(c) for c in row) for row in rows[2:])
+    )
+
 
 #: the workbook files bacon reads (their one sheet)
 READ_WORKBOOKS = (".xlsx", ".xlsm")
@@ -47,6 +75,8 @@ def read_workbook(path: str | Path) -> pd.DataFrame:
         openpyxl is not installed (with the extra to install, or saving as CSV), the file
         is not a readable workbook, or no sheet or several sheets hold cells.
     """
+    import pandas as pd
+
     path = Path(path)
     try:
         import openpyxl  # noqa: F401  (pandas' reader of .xlsx)
@@ -89,12 +119,12 @@ def read_workbook(path: str | Path) -> pd.DataFrame:
 
 def header_row(raw: pd.DataFrame) -> int:
     """The row (from 0) of a sheet's header, its cells read as written (``header=None``):
-    past up to :data:`~bacon_bayes.csv_format.MAX_PREAMBLE` rows above it (a title, an
+    past up to :data:`MAX_PREAMBLE` rows above it (a title, an
     export date, a blank row) and a row of merged group titles, as a CSV's header line is
     found: the first row with at least 2 cells
     filled (a title is one cell; a pandas index's header cell is empty); 0 when no row is
     such."""
-    from bacon_bayes.csv_format import MAX_PREAMBLE, group_row
+    import pandas as pd
 
     rows = [["" if pd.isna(v) else str(v) for v in r] for r in raw.head(MAX_PREAMBLE + 7).values]
     for k in range(min(MAX_PREAMBLE + 1, len(rows))):
