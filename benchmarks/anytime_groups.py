@@ -31,6 +31,7 @@ from bacon_bayes.estimate.shrink import (
     choose_pooling,
     group_corrections,
     shrink_table,
+    shrunk_differences,
     shrunk_pair,
 )
 from bacon_bayes.grouping import MIN_GROUP_LABELS
@@ -140,6 +141,16 @@ def floor_distances(
     """:func:`own_floor`'s join, whatever :data:`OWN_FLOOR` says."""
     e, se, own, var, df = (fields[FIELDS.index(k)] for k in
                            ("estimate", "se", "own estimate", "floor var", "floor df"))  # fmt: skip
+    return floor_join(low, high, c2, e, se, own, var, df)
+
+
+def floor_join(
+    low: np.ndarray, high: np.ndarray, c2: np.ndarray, e: np.ndarray, se: np.ndarray,
+    own: np.ndarray, var: np.ndarray, df: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Distances ``low, high`` (in se ``se`` about ``e``) joined, where ``var`` is finite
+    (a shrunk look), with the own interval ``own`` +- the Student-t on ``df`` at the
+    nominal level of the boundary ``c2`` times ``sqrt(var)``."""
     shrunk = np.isfinite(var)
     with np.errstate(invalid="ignore", divide="ignore"):
         half = at.studentised(c2, np.where(shrunk, df, np.nan)) * np.sqrt(var)
@@ -148,12 +159,29 @@ def floor_distances(
     return np.where(shrunk, lo, low), np.where(shrunk, hi, high)
 
 
+def pair_floor(
+    low: np.ndarray, high: np.ndarray, c2: np.ndarray, e: np.ndarray, se: np.ndarray,
+    fa: list[np.ndarray], fb: list[np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """A shrunk difference ``a - b``'s anytime distances joined with its own-interval
+    floor at the look's level, as :func:`own_floor` a group's: the own difference, the sum
+    of the groups' floor variances and their smaller df (the fixed floor's parts,
+    :func:`bacon_bayes.estimate.shrink.shrunk_pair`); ``fa, fb`` the groups' :data:`FIELDS`."""
+    if not OWN_FLOOR:
+        return low, high
+    own, var, df = (FIELDS.index(k) for k in ("own estimate", "floor var", "floor df"))
+    return floor_join(
+        low, high, c2, e, se, fa[own] - fb[own], fa[var] + fb[var], np.fmin(fa[df], fb[df])
+    )
+
+
 def group_looks(
     yl: np.ndarray, fl: np.ndarray, pil: np.ndarray, gl: np.ndarray,
     f_sums: np.ndarray, n_g: np.ndarray, f_total: np.ndarray,
     out: np.ndarray, out_pair: np.ndarray, out_n: np.ndarray, k: int,
     pair: tuple[int, int], pooling: str = "auto", tuned: bool = True,
     items: np.ndarray | None = None, seeds: np.ndarray | None = None,
+    out_pairs: np.ndarray | None = None,
 ) -> None:  # fmt: skip
     """Look ``k``'s group means (``out[:, :, :, k]``, :data:`FIELDS`), the pair's
     difference where shrunk (``out_pair[:, :, k]``: estimate, se, low, high distances;
@@ -166,7 +194,8 @@ def group_looks(
     AEE takes one weight for all groups, tuned on all labels when ``tuned``, else 1;
     ``items`` (R, n_k) the labels' item indices and ``seeds`` (R,) each sequence's
     calibrator seed: the bootstrap resamples the labels in item order with that seed, as
-    the package does (default: the order given, seed 0). Its
+    the package does (default: the order given, seed 0); ``out_pairs[:, :, p, k]`` every
+    pair's shrunk difference, as ``out_pair``'s (pairs ``a < b`` in order). Its
     variance is moderated by the package's
     :func:`~bacon_bayes.estimate.moderate.moderated_variance` (Smyth 2004, over the groups
     with two labels or more), Student-t on ``n_g - 1 + d0`` df; the bootstrap branch takes
@@ -212,6 +241,12 @@ def group_looks(
             if ok[a] and ok[b]:
                 e, se, low, high = shrunk_pair(tab, a, b)
                 out_pair[:, r, k] = e, se, (e - low) / se, (high - e) / se
+            if out_pairs is not None:
+                d = shrunk_differences(tab, simultaneous="none")
+                with np.errstate(invalid="ignore"):
+                    out_pairs[:, r, :, k] = (d.estimate, d.se, (d.estimate - d.ci_low) / d.se,
+                                             (d.ci_high - d.estimate) / d.se)  # fmt: skip
+                out_pairs[:, r, ~np.isfinite(d.ci_low), k] = np.nan
             continue
         ok = cnts[r] >= 2
         codes = np.cumsum(ok) - 1

@@ -282,13 +282,15 @@ def package_check(t: v.Table, design: str, sequences: int, looks: int, seed: int
 def save_looks(path: Path, sim: v.Looks) -> None:
     """A cell's simulated looks (:class:`benchmarks.anytime_validation.Looks`)."""
     np.savez(path, pool=np.stack(sim.pool), group=np.stack(sim.group), group_n=sim.group_n,
-             labels=sim.labels, order=sim.order, pair=np.stack(sim.pair))  # fmt: skip
+             labels=sim.labels, order=sim.order, pair=np.stack(sim.pair),
+             pairs=np.stack(sim.pairs) if sim.pairs else np.zeros(0))  # fmt: skip
 
 
 def load_looks(path: Path) -> v.Looks:
     z = np.load(path)
+    pairs = tuple(z["pairs"]) if "pairs" in z and z["pairs"].size else ()  # older files: none
     return v.Looks(tuple(z["pool"]), tuple(z["group"]), z["group_n"], z["labels"], z["order"],
-                   tuple(z["pair"]))  # fmt: skip
+                   tuple(z["pair"]), pairs)  # fmt: skip
 
 
 def cell(

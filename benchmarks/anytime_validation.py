@@ -70,6 +70,7 @@ the looks, interpolated in labels).
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,10 @@ from benchmarks.anytime_sim import _pps, _satterthwaite
 from benchmarks.small_budget import SUMMEVAL, TRIVIA_JUDGES, WMT_METRICS, WMT_SEGMENTS
 
 ALPHA = 0.05
+#: a shrunk row's own-interval floor is read at the boundary for ``FLOOR_X * ALPHA`` (the
+#: package's: 2, its fixed floor's ``1 - 2 alpha``); 1, the per-row level, is a candidate
+#: measured on 2026-12-04 (VALIDATION.md), not adopted
+FLOOR_X = 2.0
 SHARE = 0.20
 FOLDS = 5
 #: ridge penalty on the standardised judges' coefficients off their first principal
@@ -192,6 +197,9 @@ class Looks:
     #: the table's pair's shrunk difference (R, K): estimate, se, low, high distances in se
     #: (NaN at looks not shrunk: the difference of the group rows)
     pair: tuple[np.ndarray, ...] = ()
+    #: every pair's shrunk difference (R, P, K), pairs ``a < b`` in order, as ``pair``
+    #: (empty: not simulated; :func:`every_pair` then reads no shrunk look)
+    pairs: tuple[np.ndarray, ...] = ()
 
 
 def _probabilities(
@@ -262,6 +270,7 @@ def simulate(
         parts[0].labels,
         np.vstack([p.order for p in parts]),
         stack("pair"),
+        stack("pairs"),
     )
 
 
@@ -295,6 +304,7 @@ def _chunk(
     out_pool = np.zeros((3, reps, looks))
     out_group = np.full((len(anytime_groups.FIELDS), reps, m, looks), np.nan)
     out_pair = np.full((4, reps, looks), np.nan)
+    out_pairs = np.full((4, reps, m * (m - 1) // 2, looks), np.nan)
     out_n = np.zeros((reps, m, looks))
     rows = np.arange(reps)[:, None]
     for k in range(looks):
@@ -339,11 +349,11 @@ def _chunk(
         group_looks(
             yl, fl, group_pi(pil, gl, 1.0 - keep_out, t.g, m), gl, f_sums, n_g, f_sum,
             out_group, out_pair, out_n, k, t.pair, pooling, tuned=not alone, items=order,
-            seeds=np.arange(start, start + reps),
+            seeds=np.arange(start, start + reps), out_pairs=out_pairs,
         )  # fmt: skip
     labels = np.cumsum(sizes).astype(float)
     pool = (out_pool[0], out_pool[1], out_pool[2])
-    return Looks(pool, tuple(out_group), out_n, labels, order, tuple(out_pair))
+    return Looks(pool, tuple(out_group), out_n, labels, order, tuple(out_pair), tuple(out_pairs))
 
 
 def critical(info: np.ndarray, times: np.ndarray, alpha: float = ALPHA) -> dict[str, np.ndarray]:
@@ -424,9 +434,10 @@ def pair_t(sim: Looks, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def every_pair(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
-    """Each pair's chance that some look off the shrunk ones misses (every look spends),
-    on the Student-t basis of :func:`pair_t`, averaged over the pairs and the worst
-    pair's, with the last look's width over the fixed (t) width."""
+    """Each pair's chance that some look misses (every look spends), on the Student-t
+    basis of :func:`pair_t` and at looks whose groups were shrunk the package's shrunk
+    difference (:attr:`Looks.pairs`; not read where not simulated), averaged over the
+    pairs and the worst pair's, with the last look's width over the fixed width."""
     reps = sim.pool[0].shape[0]
     m = t.groups.size
     sizes = np.bincount(t.g, minlength=m).astype(float)
@@ -435,24 +446,37 @@ def every_pair(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
     per = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
     wide = {kind: [] for kind in KINDS}  # type: dict[str, list[float]]
     names = []
-    for a in range(m):
-        for b in range(a + 1, m):
-            d_e, d_se, d_df = pair_t(sim, a, b)
-            shrunk = np.isnan(sim.group[8][:, a]) | np.isnan(sim.group[8][:, b])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                i_d = np.where(
-                    (info[:, a] > 0) & (info[:, b] > 0),
-                    1.0 / (1.0 / info[:, a] + 1.0 / info[:, b]), 0.0,
-                )  # fmt: skip
-                err = np.where(shrunk, np.nan, (d_e - (truth[a] - truth[b])) / d_se)
-            crit = critical(i_d, times)
-            tc = _t(d_df)
-            for kind in KINDS:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    half = tc if kind == "fixed" else anytime_half(tc, d_df, crit[kind])
-                    per[kind].append(float((np.abs(err) > half).any(axis=1).mean()))
-                    wide[kind].append(float(np.nanmean(half[:, -1] / tc[:, -1])))
-            names.append(f"{t.groups[a]} - {t.groups[b]}")
+    for p, (a, b) in enumerate(itertools.combinations(range(m), 2)):
+        d_e, d_se, d_df = pair_t(sim, a, b)
+        shrunk = np.isnan(sim.group[8][:, a]) | np.isnan(sim.group[8][:, b])
+        tc = _t(d_df)
+        lo = hi = np.where(shrunk, np.nan, tc)
+        if sim.pairs:  # the shrunk looks: the shrunk difference, its ends scaled by c / z
+            s_e, s_se, s_lo, s_hi = (x[:, p] for x in sim.pairs)
+            d_e, d_se = np.where(shrunk, s_e, d_e), np.where(shrunk, s_se, d_se)
+            d_df, tc = np.where(shrunk, np.inf, d_df), np.where(shrunk, 1.0, tc)
+            lo, hi = np.where(shrunk, s_lo, lo), np.where(shrunk, s_hi, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            i_d = np.where(
+                (info[:, a] > 0) & (info[:, b] > 0),
+                1.0 / (1.0 / info[:, a] + 1.0 / info[:, b]), 0.0,
+            )  # fmt: skip
+            err = (d_e - (truth[a] - truth[b])) / d_se  # NaN where no interval: no miss
+        crit = critical(i_d, times)
+        floor = critical(i_d, times, FLOOR_X * ALPHA)  # the shrunk difference's own floor
+        fa, fb = [x[:, a] for x in sim.group], [x[:, b] for x in sim.group]
+        for kind in KINDS:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = 1.0 if kind == "fixed" else anytime_half(tc, d_df, crit[kind]) / tc
+                half_lo, half_hi = f * lo, f * hi
+                if kind != "fixed" and sim.pairs:
+                    half_lo, half_hi = anytime_groups.pair_floor(
+                        half_lo, half_hi, floor[kind], d_e, d_se, fa, fb
+                    )
+                missed = (err > half_lo) | (-err > half_hi)
+                per[kind].append(float(missed.any(axis=1).mean()))
+                wide[kind].append(float(np.nanmean(f[:, -1] if kind != "fixed" else 1.0)))
+        names.append(f"{t.groups[a]} - {t.groups[b]}")
     return _average_and_worst(per, wide, reps, names, "difference", "pairs", "pair")
 
 
@@ -480,7 +504,8 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
     rows, stop = [], []
     n_min = np.minimum(n_a, n_b)
     crits = {q: critical(v[4], times) for q, v in est.items()}
-    floor_a = critical(info_a, times, 2 * ALPHA)  # the group's own-interval floor
+    floor_a = critical(info_a, times, FLOOR_X * ALPHA)  # the group's own-interval floor
+    floor_d = critical(info_d, times, FLOOR_X * ALPHA)  # a shrunk difference's
     for q, (e, se, (tc, lo, hi), truth, _info, df) in _with_settled_groups(est, n_a, n_min):
         crit = crits[q.split(" (")[0]]
         tcrit = np.broadcast_to(tc, e.shape)
@@ -492,10 +517,14 @@ def evaluate(t: Table, sim: Looks) -> tuple[list[dict], list[dict]]:
             half_lo, half_hi = f * lo, f * hi
             if q.startswith("group mean") and kind != "fixed":
                 half_lo, half_hi = _reach(half_lo, half_hi, crit[kind], n_a, skew_a, ratio_a)
-                if q.startswith("group mean"):
-                    half_lo, half_hi = anytime_groups.own_floor(
-                        half_lo, half_hi, floor_a[kind], [x[:, a] for x in sim.group]
-                    )
+                half_lo, half_hi = anytime_groups.own_floor(
+                    half_lo, half_hi, floor_a[kind], [x[:, a] for x in sim.group]
+                )
+            if q.startswith("difference") and kind != "fixed" and sim.pairs:
+                half_lo, half_hi = anytime_groups.pair_floor(
+                    half_lo, half_hi, floor_d[kind], e, se,
+                    [x[:, a] for x in sim.group], [x[:, b] for x in sim.group],
+                )  # fmt: skip
             with np.errstate(invalid="ignore"):
                 missed = (err > half_lo) | (-err > half_hi)
             miss = missed.any(axis=1)
@@ -522,7 +551,7 @@ def every_group(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
     for h in range(t.groups.size):
         info = at.effective_labels(sim.group_n[:, h], float((t.g == h).sum()))
         crit = critical(info, times)
-        floor = critical(info, times, 2 * ALPHA)  # a shrunk row's own-interval floor
+        floor = critical(info, times, FLOOR_X * ALPHA)  # a shrunk row's own-interval floor
         fields = [x[:, h] for x in sim.group]
         e, se, df, tc, lo, hi, skew, ratio, _ = fields[:9]
         with np.errstate(invalid="ignore", divide="ignore"):

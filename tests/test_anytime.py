@@ -476,7 +476,9 @@ def test_a_shrunk_row_holds_its_own_floor_read_at_the_look_s_level() -> None:
     level: the Student-t on the floor's df at the nominal level of the boundary for
     ``2 alpha``. Before, the floor was scaled by ``c / z`` with the robust part, which
     under-widens it where its df are few (here 4): WMT22's M2M100 missed at some look
-    0.102 then (EXPERIMENTS.md, "The worst single group across looks")."""
+    0.102 then (EXPERIMENTS.md, "The worst single group across looks"). Their
+    differences hold theirs likewise (own difference, summed variances, smaller df),
+    which the scaling alone did not for the pairs of the row on 4 df."""
     from bacon_bayes.estimate.shrink import Corrections, shrink_table
 
     names = np.array(["a", "b", "c", "d"])
@@ -511,9 +513,24 @@ def test_a_shrunk_row_holds_its_own_floor_read_at_the_look_s_level() -> None:
         (seq.ci_high - seq.ci_low) / (table.ci_high - table.ci_low),
         rtol=1e-12,
     )
-    # a difference table of shrunk means keeps its scaling (no own floor of its rows)
+    # their differences hold theirs in the same way (next test)
     from bacon_bayes.estimate.shrink import shrunk_differences
 
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     diffs = shrunk_differences(table)
-    pairs = at.pair_information(info, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
-    assert "own_floor" not in at.anytime_table(diffs, pairs, looks).details["anytime"]
+    d_seq = at.anytime_table(diffs, at.pair_information(info, pairs), looks, max_labels=budget)
+    a, b = np.array(pairs).T
+    c2 = at.sequential_critical_values(
+        at.pair_information(info, pairs), 2 * ALPHA, times=looks / budget
+    )
+    d_half = at.studentised(c2, np.fmin(corr.df[a], corr.df[b])) * np.sqrt(
+        corr.var[a] + corr.var[b]
+    )
+    d_own = own[a] - own[b]
+    assert (d_seq.ci_low <= d_own - d_half + 1e-12).all()
+    assert (d_seq.ci_high >= d_own + d_half - 1e-12).all()
+    # the pairs with the row on 4 df: scaled by c / z (before) they did not hold it
+    c = at.sequential_critical_values(at.pair_information(info, pairs), ALPHA, times=looks / budget)
+    scaled = diffs.estimate - c / 1.959963984540054 * (diffs.estimate - diffs.ci_low)
+    assert (scaled[[2, 4, 5]] > (d_own - d_half)[[2, 4, 5]]).all()
+    assert set(d_seq.details["anytime"]["own_floor"]) >= {"a - d", "b - d", "c - d"}

@@ -158,10 +158,15 @@ def test_anytime_shrunk_rows_are_the_package_s(summeval: v.Table) -> None:
     """At a shrunk look, the harness's anytime group ends (the fixed ones scaled by
     ``c / z``, joined with the own-interval floor read at the look's level:
     :func:`benchmarks.anytime_groups.own_floor`) equal
-    :func:`bacon_bayes.estimate.anytime.anytime_table`'s on the Calibrator's table."""
+    :func:`bacon_bayes.estimate.anytime.anytime_table`'s on the Calibrator's table, and
+    so do every pair's (:func:`benchmarks.anytime_groups.pair_floor`) on its differences."""
+    import itertools
+
     import pandas as pd
+    from scipy import stats
 
     from bacon_bayes import Calibrator, EvalPool
+    from bacon_bayes.estimate.shrink import shrunk_differences
     from benchmarks import anytime_groups as ag
 
     sim = v.simulate(summeval, "uniform", reps=1, looks=4, seed=2)
@@ -196,6 +201,30 @@ def test_anytime_shrunk_rows_are_the_package_s(summeval: v.Table) -> None:
             low, high = ag.own_floor(f * lo, f * hi, c2, fields)
             assert e[0, k] - low[0, k] * se[0, k] == pytest.approx(pkg.ci_low[i], abs=1e-8)
             assert e[0, k] + high[0, k] * se[0, k] == pytest.approx(pkg.ci_high[i], abs=1e-8)
+    # the differences: the harness's every pair (Looks.pairs, its own floor by
+    # anytime_groups.pair_floor) against anytime_table on the shrunk differences
+    diffs = shrunk_differences(tab, simultaneous="none")
+    pairs = [(rows.index(names.index(x)), rows.index(names.index(y))) for x, y in
+             (name.split(" - ") for name in diffs.names)]  # fmt: skip
+    every = list(itertools.combinations(range(len(names)), 2))
+    kind, most = "alpha-spending", budget
+    pkg = at.anytime_table(diffs, at.pair_information(info, pairs), sim.labels[: k + 1],
+                           max_labels=most)  # fmt: skip
+    assert pkg.details["anytime"]["own_floor"]
+    for r, (i, j) in enumerate(pairs):
+        ha, hb = rows[i], rows[j]
+        p = every.index((min(ha, hb), max(ha, hb)))
+        e, se, lo, hi = (x[:, p] for x in sim.pairs)
+        if ha > hb:  # the harness holds b - a
+            e, lo, hi = -e, hi, lo
+        d_info = 1 / (1 / at.effective_labels(sim.group_n[:, ha], float(sizes[i]))
+                      + 1 / at.effective_labels(sim.group_n[:, hb], float(sizes[j])))  # fmt: skip
+        f = v.critical(d_info, times)[kind] / stats.norm.isf(v.ALPHA / 2)
+        low, high = ag.pair_floor(f * lo, f * hi, v.critical(d_info, times, 2 * v.ALPHA)[kind],
+                                  e, se, [x[:, ha] for x in sim.group],
+                                  [x[:, hb] for x in sim.group])  # fmt: skip
+        assert e[0, k] - low[0, k] * se[0, k] == pytest.approx(pkg.ci_low[r], abs=1e-8)
+        assert e[0, k] + high[0, k] * se[0, k] == pytest.approx(pkg.ci_high[r], abs=1e-8)
 
 
 @pytest.mark.parametrize("design", ["stratified", "adaptive"])

@@ -616,8 +616,9 @@ def anytime_table(
     note["labels_at_looks"] = [int(v) for v in looks]
     note |= {"critical_value": crit_seq, "widening": factor, "level": levels}
     note |= _budget(looks, max_labels, table.alpha, plan_labels)
-    if shrunk and "own_estimate" in table.details:  # group means (not their differences)
-        low, high, held = _own_floor(table, info, levels, times, plans, low, high)
+    parts = _own_parts(table) if shrunk else None
+    if parts is not None:  # shrunk group means and their differences
+        low, high, held = _own_floor(table, parts, info, levels, times, plans, low, high)
         note["own_floor"] = held
         with np.errstate(divide="ignore", invalid="ignore"):  # width over the fixed width
             moved = np.isin(np.asarray(table.names, dtype=str), held)
@@ -633,8 +634,21 @@ def anytime_table(
     )
 
 
+def _own_parts(table: EstimateTable) -> tuple[np.ndarray, ...] | None:
+    """A shrunk table's rows' own-interval floors, their own estimates, variances and df
+    (NaN where none): a group table's own columns, a difference table's ``own_floor``."""
+    det = table.details
+    group = "own_estimate" in det
+    src: dict[str, Any] | None = det if group else det.get("own_floor")
+    keys = ("own_estimate", "noise_var", "df") if group else ("estimate", "var", "df")
+    if src is None:
+        return None
+    return tuple(np.array([np.nan if v is None else float(v) for v in src[k]]) for k in keys)
+
+
 def _own_floor(
     table: EstimateTable,
+    parts: tuple[np.ndarray, ...],
     info: np.ndarray,
     levels: np.ndarray,
     times: np.ndarray | None,
@@ -643,26 +657,12 @@ def _own_floor(
     high: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A shrunk table's anytime ends ``low, high`` joined with each row's own-interval
-    floor read at the look's own level: its own estimate +- the Student-t on the floor's
-    df (the moderated variance's) at the nominal level of the boundary for ``1 - 2
-    alpha_r`` (the fixed floor's level, :func:`~.shrink.floor_alpha`), as any Student-t
-    row's look; and the names of the rows whose end it moved.
-
-    The fixed floor is a Student-t interval, and scaling it by ``c / z`` with the robust
-    part under-widens it where its df are few (as for a Student-t row): WMT22's
-    M2M100_1.2B-B4 (mean MQM 7.3 against 1.3-4.1, its shrunk mean pulled toward the
-    others at 3-15 labels) missed at some look 0.102 (alpha-spending) and 0.090
-    (confidence sequence) over 500 uniform sequences of 10 looks, 0.084 and 0.048 with
-    the floor read at its level, no group's miss up, the last look unchanged (never
-    shrunk there) and the shrunk looks 5-10% wider (EXPERIMENTS.md, "The worst single
-    group across looks").
-    """
-    det = table.details
-
-    def column(key: str) -> np.ndarray:
-        return np.array([np.nan if v is None else float(v) for v in det[key]])
-
-    own, var, df = column("own_estimate"), column("noise_var"), column("df")
+    floor (``parts``) read at the look's own level, as any Student-t row's look: own
+    estimate +- the t on its df at the nominal level of the boundary for ``1 - 2 alpha_r``
+    (:func:`~.shrink.floor_alpha`); and the rows it moved. Scaled by ``c / z`` instead, a
+    floor on few df is under-widened (EXPERIMENTS.md, "The worst single group across
+    looks"; VALIDATION.md, 2026-12-04, for the differences)."""
+    own, var, df = parts
     with np.errstate(invalid="ignore"):
         ok = np.isfinite(own) & np.isfinite(var) & np.isfinite(table.ci_low) & (df > 0)
     floor_levels = np.where(ok, np.minimum(2.0 * levels, 0.5), 0.0)

@@ -385,10 +385,16 @@ class _Shrinkage:
         c = np.zeros(self.var.size)
         c[i], c[j] = 1.0, -1.0
         v = float(c @ self.noise @ c)
-        df = float(min(self.df[i], self.df[j]))
+        own, var, df = self.own_parts(a, b)
         chi = contrast_chi(v, self.bias.T @ c, self.mu2, self.kappa, level, df)
-        half = _own_crit(floor_alpha(level), np.array(df)) * np.sqrt(self.var[i] + self.var[j])
-        return float(np.sqrt(v)), chi, float(self.own_est[i] - self.own_est[j]), float(half)
+        half = _own_crit(floor_alpha(level), np.array(df)) * np.sqrt(var)
+        return float(np.sqrt(v)), chi, own, float(half)
+
+    def own_parts(self, a: int, b: int) -> tuple[float, float, float]:
+        """The floor of ``a - b``: its own difference, variance and df (the smaller)."""
+        i, j = self.pos[a], self.pos[b]
+        own = float(self.own_est[i] - self.own_est[j])
+        return own, float(self.var[i] + self.var[j]), float(min(self.df[i], self.df[j]))
 
 
 def shrunk_pair(
@@ -428,12 +434,17 @@ def shrunk_differences(
     est, se, chi = np.empty(len(pairs)), np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     withheld = np.zeros(len(pairs), dtype=bool)
     own, own_half = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
+    floor: dict[str, list[float | None]] = {"estimate": [], "var": [], "df": []}
     for k, (a, b) in enumerate(pairs):
         est[k] = table.estimate[a] - table.estimate[b]
         if a not in parts.pos or b not in parts.pos:
             withheld[k] = True
+            for key in floor:
+                floor[key].append(None)
             continue
         se[k], chi[k], own[k], own_half[k] = parts.interval(a, b, level)
+        for key, value in zip(floor, parts.own_parts(a, b), strict=True):
+            floor[key].append(value)
     cov = contrast @ table.cov @ contrast.T  # a withheld pair keeps no se, as its group
     low = np.fmin(est - chi * se, own - own_half)
     high = np.fmax(est + chi * se, own + own_half)
@@ -458,6 +469,8 @@ def shrunk_differences(
             "guarantee": (AVERAGE_PAIRS if how == "none" else FAMILY)
             + ("" if baseline is None else f"; the pairs: the {len(pairs)} against {baseline!r}"),
             "se": SE_NOTE,
+            # each pair's own-interval floor: an anytime look reads it at its own level
+            "own_floor": floor,
             **{k: det[k] for k in ("target", "range") if k in det},
             **({} if baseline is None else {"baseline": baseline}),
         },
