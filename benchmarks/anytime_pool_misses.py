@@ -65,6 +65,7 @@ from scipy import stats
 
 from bacon_bayes.estimate import anytime as at
 from bacon_bayes.estimate import shape
+from benchmarks import anytime_groups
 from benchmarks import anytime_pool_corr as pc
 from benchmarks import anytime_validation as v
 
@@ -311,17 +312,56 @@ def cell(
             np.savez(name.with_suffix(".npz"), **a)
             save_looks(name.with_name(name.name + "_looks.npz"), sim)
         report(a)
-    if not groups or name is None or name.with_suffix(".groups.csv").exists():
+    tag = _floor_tag()
+    if not groups or name is None or name.with_suffix(f".groups{tag}.csv").exists():
         return
     sim = sim or load_looks(name.with_name(name.name + "_looks.npz"))
     rows, stop = v.evaluate(t, sim)
-    pd.DataFrame(rows).to_csv(name.with_suffix(".groups.csv"), index=False)
-    pd.DataFrame(stop).to_csv(name.with_suffix(".stop.csv"), index=False)
+    pd.DataFrame(rows).to_csv(name.with_suffix(f".groups{tag}.csv"), index=False)
+    pd.DataFrame(stop).to_csv(name.with_suffix(f".stop{tag}.csv"), index=False)
+    if tag:
+        print(
+            f"  shrunk group looks' alpha-spending width over the package's: {floor_cost(t, sim)}"
+        )
+
+
+def _floor_tag() -> str:
+    """The group CSVs' suffix: none for the package's own-interval floor, ``_fx1`` for
+    the candidate read at ``1 * alpha`` (:data:`benchmarks.anytime_validation.FLOOR_X`)."""
+    return "" if v.FLOOR_X == 2.0 else f"_fx{v.FLOOR_X:g}"
+
+
+def floor_cost(t: v.Table, sim: v.Looks) -> str:
+    """Median, mean and 90th percentile over the shrunk group looks of the alpha-spending
+    width with the own-interval floor at :data:`~benchmarks.anytime_validation.FLOOR_X`
+    over the width with the package's (``2 alpha``)."""
+    times = sim.labels / sim.labels[-1]
+    widths = []
+    for x in (v.FLOOR_X, 2.0):
+        w = []
+        for h in range(t.groups.size):
+            info = at.effective_labels(sim.group_n[:, h], float((t.g == h).sum()))
+            crit = v.critical(info, times)["alpha-spending"]
+            floor = v.critical(info, times, x * v.ALPHA)["alpha-spending"]
+            fields = [f[:, h] for f in sim.group]
+            _e, se, df, tc, lo, hi, skew, ratio, _ = fields[:9]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = v.anytime_half(tc, df, crit) / tc
+                low, high = v._reach(f * lo, f * hi, crit, sim.group_n[:, h], skew, ratio)
+                low, high = anytime_groups.floor_distances(low, high, floor, fields)
+            w.append((low + high) * se)
+        widths.append(np.stack(w, axis=1))
+    shrunk = np.isfinite(sim.group[anytime_groups.FIELDS.index("floor var")])
+    r = (widths[0] / widths[1])[shrunk]
+    share = f"{shrunk.mean():.0%} of group looks"
+    return (f"median {np.nanmedian(r):.3f}, mean {np.nanmean(r):.3f}, "
+            f"90th percentile {np.nanquantile(r, 0.9):.3f} ({share})")  # fmt: skip
 
 
 def summary(stem: Path) -> str:
     """The markdown table of every cell under ``stem``: the pool mean by the package's
-    rule (and the canonical boundary's), the groups' and pairs' alpha-spending rows."""
+    rule (and the canonical boundary's), the groups' and pairs' alpha-spending rows (with
+    ``--floor-x``, the candidate floor's)."""
     lines = [
         "| table | design | looks | sequences | pool mean (canonical) | group, average | "
         "worst group | pair, average | worst pair | last width / fixed (pool) |",
@@ -335,7 +375,7 @@ def summary(stem: Path) -> str:
         p, se, width = some_look(a, "package")
         canon = some_look(a, "canonical")[0]
         row = [table, design, looks, f"{a['e'].shape[0]:,}", f"{p:.3f} ({se:.3f}) ({canon:.3f})"]
-        groups = path.with_suffix(".groups.csv")
+        groups = path.with_suffix(f".groups{_floor_tag()}.csv")
         if groups.exists():
             g = pd.read_csv(groups)
             g = g[g["interval"] == "alpha-spending"].set_index("quantity")
@@ -382,7 +422,11 @@ def main() -> None:
     p.add_argument("--package", type=int, default=0,
                    help="instead: the package against the harness on N sequences a cell "
                         "(SummEval)")  # fmt: skip
+    p.add_argument("--floor-x", type=float, default=2.0,
+                   help="a candidate: shrunk rows' own-interval floor at the boundary for "
+                        "X * alpha (the package's: 2); its CSVs are suffixed _fxX")  # fmt: skip
     args = p.parse_args()
+    v.FLOOR_X = args.floor_x
     if args.load is not None:
         report(dict(np.load(args.load)))
         return
