@@ -475,7 +475,7 @@ def every_pair(t: Table, sim: Looks, times: np.ndarray) -> list[dict]:
                     )
                 missed = (err > half_lo) | (-err > half_hi)
                 per[kind].append(float(missed.any(axis=1).mean()))
-                wide[kind].append(float(np.nanmean(f[:, -1] if kind != "fixed" else 1.0)))
+                wide[kind].append(float(np.nanmean((half_lo + half_hi)[:, -1] / (lo + hi)[:, -1])))
         names.append(f"{t.groups[a]} - {t.groups[b]}")
     return _average_and_worst(per, wide, reps, names, "difference", "pairs", "pair")
 
