@@ -358,6 +358,25 @@ def floor_cost(t: v.Table, sim: v.Looks) -> str:
             f"90th percentile {np.nanquantile(r, 0.9):.3f} ({share})")  # fmt: skip
 
 
+def pair_readings(t: v.Table, sim: v.Looks) -> list[str]:
+    """Every pair's alpha-spending rows three ways on the same sequences: off the shrunk
+    looks (the harness before 2026-12-04), shrunk looks scaled by ``c / z``, and with
+    the own-interval floor at each look's level (the package's since 2026-12-04)."""
+    times = sim.labels / sim.labels[-1]
+    off = v.Looks(sim.pool, sim.group, sim.group_n, sim.labels, sim.order, sim.pair)
+    lines = []
+    for what, looks, floor in (("off the shrunk looks", off, True),
+                               ("shrunk looks scaled by c / z", sim, False),
+                               ("with their own floor (package)", sim, True)):  # fmt: skip
+        anytime_groups.OWN_FLOOR = floor
+        rows = [r for r in v.every_pair(t, looks, times) if r["interval"] == "alpha-spending"]
+        cells = [f"{r['some look misses']:.3f} ({r['mc se']:.3f}) {r.get('group', '')}".strip()
+                 for r in rows]  # fmt: skip
+        lines.append(f"| {what} | " + " | ".join(cells) + " |")
+    anytime_groups.OWN_FLOOR = True
+    return lines
+
+
 def summary(stem: Path) -> str:
     """The markdown table of every cell under ``stem``: the pool mean by the package's
     rule (and the canonical boundary's), the groups' and pairs' alpha-spending rows (with
@@ -413,6 +432,9 @@ def main() -> None:
         help="also the group and pair rows on the same sequences (with --save)",
     )
     p.add_argument("--load", type=Path, default=None, help="report on saved arrays")
+    p.add_argument("--pair-readings", type=Path, default=None,
+                   help="every pair's rows three ways (pair_readings) on saved looks "
+                        "(a --save cell's _looks.npz; its table in --tables)")  # fmt: skip
     p.add_argument("--summary", type=Path, default=None, help="the table of a --save stem")
     p.add_argument(
         "--pair",
@@ -432,6 +454,10 @@ def main() -> None:
         return
     if args.summary is not None:
         print(summary(args.summary))
+        return
+    if args.pair_readings is not None:
+        t = v.load_tables(args.data, (args.tables,))[0]
+        print("\n".join(pair_readings(t, load_looks(args.pair_readings))))
         return
     start = time.perf_counter()
     for t in v.load_tables(args.data, tuple(args.tables.split(","))):
