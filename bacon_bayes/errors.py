@@ -22,6 +22,11 @@ class ValidationError(BaconError, ValueError):
     """Input data that cannot be used as given; the message says where and how to fix it."""
 
 
+class RepeatedIdError(ValidationError):
+    """Item ids that repeat in a table (``bacon doctor`` prints the line that fixes the
+    file: the command line says so)."""
+
+
 class KeywordError(ValidationError, TypeError):
     """A keyword no parameter of the call takes (a misspelling, another method's); a
     ``TypeError`` as Python's own, whose message names neither the valid keywords nor the

@@ -27,7 +27,7 @@ from bacon_bayes.arguments import (
     suggest,
     values_equal,
 )
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import RepeatedIdError, ValidationError
 from bacon_bayes.inclusion import (
     Inclusion,
     added_propensity,
@@ -396,7 +396,7 @@ class EvalPool:
         if (dup := pd.Index(ids).duplicated(keep=False)).any():
             at, more = np.flatnonzero(ids == ids[dup][0]), pd.Index(ids[dup]).nunique() - 1
             also = f" (and {more} more repeated id{'s' * (more > 1)})" if more else ""
-            raise ValidationError(
+            raise RepeatedIdError(
                 f"{id_role} has a duplicate id {python_scalar(ids[at[0]])!r} at "
                 f"{plural_places(rows.at(p) for p in at[:5])}{', ...' * (at.size > 5)}{also}; "
                 "ids must be unique (one row per item). Aggregate repeated rows or pass a long "

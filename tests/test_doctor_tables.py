@@ -270,6 +270,27 @@ def test_rows_pasted_twice_with_their_ids_get_a_line_that_runs(tmp_path, capsys,
     assert command(doctor(Path("copies_unique.csv"), capsys)) is not None
 
 
+def test_estimate_refusing_repeated_ids_names_the_doctor_line_that_fixes_them(
+    tmp_path, capsys, monkeypatch
+):
+    """Estimate refused a table whose ids repeat with "Aggregate repeated rows or pass a
+    long judge table", with no way to do it from the command line; doctor prints a line
+    that writes the table without the copies. The refusal names that doctor command, and
+    it runs."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    pd.concat([table, table.head(3)]).to_csv("copies.csv", index=False)
+    args = ["estimate", "copies.csv", "--label", "relevance", "--item", "item"]
+    assert main([*args, *(w for j in JUDGES for w in ("--judge", j))]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "has a duplicate id" in err
+    assert err.endswith(
+        "bacon doctor copies.csv prints the line that writes the table without them."
+    )
+    run_python_line(" ".join(doctor(Path("copies.csv"), capsys).split()))
+    assert Path("copies_unique.csv").exists()
+
+
 def test_a_long_table_whose_scores_hold_error_cells_is_told_to_empty_them_first(tmp_path, capsys):
     """A walk (helper W, session 43): a long table whose score column holds a few 'error'
     cells ended "no judge column found; name one with --judge in bacon estimate", which

@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument, judge_columns
 from bacon_bayes.cli.rounds import add_round_arguments, apply_saved, load_saved
-from bacon_bayes.errors import ConvergenceWarning, PoolWarning, ValidationError
+from bacon_bayes.errors import (
+    ConvergenceWarning,
+    PoolWarning,
+    RepeatedIdError,
+    ValidationError,
+)
 
 if TYPE_CHECKING:  # the parser is built without the library (a quick --help)
     import numpy as np
@@ -486,21 +491,27 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     outcome = args.outcome or guess_outcome(df, args.label)
     item = args.item or (long_item_column(df, judges) if args.scores else item_column(df, judges))
     args.row_items = item is None  # the items' ids are their rows: said where listed
-    pool = EvalPool.from_frame(
-        df,
-        label=args.label,
-        judges=judges,
-        outcome=outcome,
-        levels=levels,
-        group=args.group,
-        item=item,
-        propensity=args.propensity,
-        embedding=args.embedding,
-        text=args.text,
-        prompt=args.prompt,
-        prompt_propensity=args.prompt_propensity,
-        wave=getattr(args, "wave", None),
-    )
+    try:
+        pool = EvalPool.from_frame(
+            df,
+            label=args.label,
+            judges=judges,
+            outcome=outcome,
+            levels=levels,
+            group=args.group,
+            item=item,
+            propensity=args.propensity,
+            embedding=args.embedding,
+            text=args.text,
+            prompt=args.prompt,
+            prompt_propensity=args.prompt_propensity,
+            wave=getattr(args, "wave", None),
+        )
+    except RepeatedIdError as exc:  # doctor prints the line that writes it without them
+        raise RepeatedIdError(
+            f"{exc} bacon doctor {shlex.quote(str(args.file))} prints the line that writes "
+            "the table without them."
+        ) from None
     notes = []
     if outcome != (args.outcome or "continuous"):  # one note with the levels' (0,1)
         pool = dataclasses.replace(pool, notes=with_binary_note(pool.notes, args.label))
