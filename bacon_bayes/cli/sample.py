@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import warnings
 from pathlib import Path
@@ -473,6 +474,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"created study {root}")
         if read := study.pool.attrs.get("read as"):  # as doctor and estimate read it
             print(f"pool file {args.pool} read as: {read}")
+        if args.max_labels is None and not recorded:  # a budget is recorded only now
+            print(
+                "no labelling budget recorded: the study's intervals across waves are a "
+                "confidence sequence (valid whatever the stopping rule, about 1.7 times one "
+                "look's width). A budget fixed in advance gives alpha-spending intervals, about "
+                "1.1-1.2 times one look's width near it: record it before the first labels "
+                f"come in, with `bacon sample {shlex.quote(str(root))} --max-labels N`"
+            )
     if config is not None and study.unscored:
         print(
             f"--drop-unscored left out {study.unscored} row(s) of {args.pool} that no judge "
@@ -577,7 +586,6 @@ def _change_judges(args: argparse.Namespace, root: Path, config: StudyConfig | N
 def _refuse_show_alone(root: Path, show: str) -> None:
     """``bacon sample STUDY --show COL`` without a budget draws nothing: name the command
     that rewrites the pending to-label file with those columns."""
-    import shlex
 
     from bacon_bayes.study import Study
 
@@ -615,7 +623,6 @@ def _item_content(pool: Any, cfg: Any, roles: Any) -> list[str]:
 def _rewrite_command(root: Path, todo: Any, column: str) -> str:
     """The ``bacon status`` command that rewrites the pending items' to-label file ``todo``
     with the pool columns ``column`` (already quoted for the shell, or a placeholder)."""
-    import shlex
 
     return (
         f"bacon status {shlex.quote(str(root))} --pending-out {shlex.quote(str(todo))} "
@@ -629,7 +636,6 @@ def _show_hint(study: Any, root: Path, todo: Any) -> str:
     ``bacon doctor`` finds; else the prompt or other text it finds, :func:`_item_content`,
     never a score, label or group; else that the pool has none) and the option that keeps
     it in later waves' files."""
-    import shlex
 
     from bacon_bayes.doctor.roles import find_roles
     from bacon_bayes.readers import TableMeta

@@ -13,6 +13,7 @@ from bacon_bayes.sampling import combine_waves
 from bacon_bayes.study import (
     PROPENSITY_COLUMN,
     Study,
+    StudyConfig,
     draw_wave,
     import_labels,
     load_study,
@@ -357,6 +358,29 @@ def test_bacon_estimate_on_a_study_gives_anytime_intervals_over_its_waves(
     assert width(fixed) < width(spend) < width(default)
     assert bacon("estimate", str(study), "--engine", "freq", "--fixed", "--anytime") == 2
     assert bacon("estimate", str(study), "--engine", "freq", "--wave", "wave") == 2
+
+
+def test_a_study_created_without_a_budget_says_how_to_record_one_while_it_can(
+    tmp_path: Path, pool_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A walk (session 57): a study begun as doctor prints it (no --max-labels) gets the
+    confidence sequence, and once labels are in a budget can no longer be recorded; nothing
+    said so while it could. Created without one, sample says what each gives and prints the
+    command that records one, which runs before the first labels; with one it says nothing."""
+    root = tmp_path / "s.study"
+    first = ["sample", str(pool_file), "--study", str(root), "--item", "id", "--label", "human"]
+    assert bacon(*first, "--judge", "judge_a", "--budget", "20") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no labelling budget recorded" in out and "confidence sequence" in out
+    line = out.split("record it before the first labels come in, with `")[1].split("`")[0]
+    assert line == f"bacon sample {root} --max-labels N"
+    assert bacon(*line.replace("N", "100").split()[1:]) == 0
+    assert "records max_labels = 100" in capsys.readouterr().out
+    assert StudyConfig.read(root).max_labels == 100
+    budgeted = tmp_path / "b.study"
+    again = ["sample", str(pool_file), "--study", str(budgeted), "--item", "id", "--label", "x"]
+    assert bacon(*again, "--judge", "judge_a", "--budget", "20", "--max-labels", "100") == 0
+    assert "no labelling budget" not in capsys.readouterr().out
 
 
 def test_a_new_wave_never_overwrites_labels_not_imported(
