@@ -46,10 +46,16 @@ def make_pool(n_items: int = 1200, seed: int = 7) -> tuple[np.ndarray, np.ndarra
     return x, y, g
 
 
-def _pps(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _pps(p: np.ndarray, rng: np.random.Generator, strata: np.ndarray | None = None) -> np.ndarray:
     """Systematic PPS along a random order: exactly ``round(sum p)`` picks per row, item
-    ``i`` with probability ``p_i`` (rows of ``p`` (R, n) sum to an integer, each <= 1)."""
-    order = np.argsort(rng.random(p.shape), axis=1)
+    ``i`` with probability ``p_i`` (rows of ``p`` (R, n) sum to an integer, each <= 1).
+    With ``strata`` (n,), the order runs stratum by stratum: a stratum whose ``p`` sum to an
+    integer gets exactly that many picks (a stratified simple random sample)."""
+    key = rng.random(p.shape)
+    if strata is None:
+        order = np.argsort(key, axis=1)
+    else:
+        order = np.lexsort((key, np.broadcast_to(strata, p.shape)))
     ps = np.take_along_axis(p, order, axis=1)
     cum = np.cumsum(ps, axis=1)
     u = rng.random((p.shape[0], 1))

@@ -85,6 +85,7 @@ from bacon_bayes.order import natural_codes
 from bacon_bayes.outcome.base import RIDGE_ALPHAS
 from bacon_bayes.sampling import GROUP_UNIFORM_SHARE
 from bacon_bayes.sampling.adaptive import MIN_LABELS_PER_COEFFICIENT
+from bacon_bayes.sampling.designs import allocate
 from benchmarks import anytime_groups
 from benchmarks import anytime_surrogate as sur
 from benchmarks.anytime_groups import POOLINGS, group_looks, group_pi
@@ -207,17 +208,12 @@ def _probabilities(
 ) -> np.ndarray:
     """This wave's probabilities (R, N) over all items (the free ones sum to ``size``)."""
     free = ~labeled
-    if design == "stratified":
-        counts = np.bincount(t.g)
-        alloc = np.floor(size * counts / t.n).astype(int)
-        rest = size - alloc.sum()  # the remainders to the largest fractions
-        alloc[np.argsort(-(size * counts / t.n - alloc))[:rest]] += 1
-        p = np.zeros(labeled.shape)
-        for h in range(t.groups.size):
-            cols = t.g == h
-            nfree = free[:, cols].sum(axis=1, keepdims=True)
-            p[:, cols] = np.minimum(alloc[h] / np.maximum(nfree, 1), 1.0)
-        return p
+    if design == "stratified":  # the package's: allocated on each stratum's unlabeled items
+        m = t.groups.size
+        nfree = np.stack([free[:, t.g == h].sum(axis=1) for h in range(m)], axis=1)
+        alloc = np.stack([allocate(c.astype(float), c, size) for c in nfree])
+        rate = alloc / np.maximum(nfree, 1)  # (R, m)
+        return np.minimum(rate[:, t.g], 1.0)
     s = score
     p = size * s / (s * free).sum(axis=1, keepdims=True)
     for _ in range(8):  # cap at 1 and spread the excess
@@ -312,7 +308,8 @@ def _chunk(
         if design == "adaptive" and k > 0:
             score = _adaptive_score(t, labeled, beta_bar, bins, uniform_share)
         p = _probabilities(t, design, labeled, int(sizes[k]), score)
-        new = ~labeled & _pps(np.where(labeled, 0.0, p), rng)
+        strata = t.g if design == "stratified" else None  # exactly each stratum's count
+        new = ~labeled & _pps(np.where(labeled, 0.0, p), rng, strata)
         keep_out *= 1.0 - p
         # the new items in a random order (each row draws exactly sizes[k])
         key = np.where(new, rng.random((reps, n)), np.inf)

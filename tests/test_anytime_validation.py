@@ -56,6 +56,27 @@ def test_harness_runs_on_a_few_sequences(summeval: v.Table, design: str) -> None
     assert all(0.0 < s["mean labels used %"] <= 20.0 for s in stop)
 
 
+def test_stratified_waves_draw_each_group_s_count_as_the_package_s(summeval: v.Table) -> None:
+    """A stratified wave of the harness drew its items by PPS over the whole table (the
+    groups' counts random) and gave the allocation's remainders to the first groups at
+    every wave (their sizes, not their unlabeled items): at 16 groups and waves of 1.5 a
+    group, half of WMT22's systems got twice the others' labels. Each wave now draws
+    exactly the package's allocation (``sampling.designs.stratified`` on the unlabeled
+    items), which spreads the remainders."""
+    from bacon_bayes.sampling.designs import stratified
+
+    sim = v.simulate(summeval, "stratified", reps=3, looks=16, seed=0)  # 15 a wave, 12 groups
+    for r in range(3):
+        labeled = np.zeros(summeval.n, dtype=bool)
+        for k, end in enumerate(sim.labels.astype(int)):
+            drawn = sim.order[r, int(sim.labels[k - 1]) if k else 0 : end]
+            design = stratified(summeval.g, drawn.size, eligible=~labeled)
+            expect = list(design.params["strata"].values())
+            assert np.bincount(summeval.g[drawn], minlength=12).tolist() == expect
+            labeled[drawn] = True
+    assert sim.group_n[:, :, -1].min() == sim.group_n[:, :, -1].max() == 20
+
+
 def test_fast_estimate_agrees_with_the_calibrator(summeval: v.Table) -> None:
     """The last look's pool mean and its alpha-spending half-width against
     ``Calibrator(engine="freq")`` on the same labels (surrogate and folds differ)."""
