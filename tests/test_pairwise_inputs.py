@@ -207,11 +207,15 @@ def test_tiers_agree_with_the_rank_sets(capsys):
     )
 
 
-def test_model_columns_imply_pairwise_and_verdict_columns_get_the_hint(capsys, tmp_path):
+def test_model_columns_imply_pairwise_and_comparisons_are_read_as_such(capsys, tmp_path):
     """`bacon doctor FILE --model-a L --model-b R` profiled the comparisons as a table of
     scores ('group left_model', 'no judge column found'), the options dropped silently,
-    with no hint at --pairwise. The model columns now imply --pairwise; without them, the
-    A / B / tie columns bring the --pairwise command, which runs."""
+    with no hint at --pairwise. The model columns imply --pairwise. Without them, a table
+    whose A / B / tie columns sit beside two columns sharing their model names was profiled
+    as items (a verdict column for a group, its votes to map to 1, 2, 3 as a scale) with
+    the --pairwise command in a last note; doctor reads it as comparisons, and a column
+    of verdicts with empty cells as the human votes (it refused, naming it), and the
+    command it prints runs."""
     names = {"model_a": "left_model", "model_b": "right_model", "label": "vote"}
 
     def rename(frame: pd.DataFrame) -> None:
@@ -221,16 +225,20 @@ def test_model_columns_imply_pairwise_and_verdict_columns_get_the_hint(capsys, t
     models = ["--model-a", "left_model", "--model-b", "right_model"]
     code, out, err = _run(["doctor", path, *models, "--label", "vote"], capsys)
     assert code == 0 and "pairwise comparisons" in out.splitlines()[0], err
-    code, _, err = _run(["doctor", path, *models], capsys)
-    assert code == 2 and "--label COL" in err  # read as comparisons: their votes asked for
+    code, guessed, err = _run(["doctor", path, *models], capsys)
+    assert code == 0 and "column 'vote': read as the human votes" in guessed, err
     code, out, err = _run(["doctor", path], capsys)
     assert code == 0, err
-    hint = out.strip().splitlines()[-1]
-    assert "hold A / B / tie verdicts" in hint, out[-400:]
-    command = hint[hint.index("bacon doctor") :]
-    assert command.endswith("--model-a left_model --model-b right_model --label vote")
+    first = out.splitlines()[0]
+    assert "columns 'left_model' and 'right_model' share their names" in first
+    assert "read as comparisons" in first and "group" not in out
+    assert out.split("\n", 2)[2] == guessed  # the same profile as with the columns named
+    command = out.strip().splitlines()[-1].strip()
+    assert "--model-a left_model --model-b right_model --label vote" in command
     code, out, err = _run(shlex.split(command)[1:], capsys)
-    assert code == 0 and out.strip().splitlines()[-1].strip().startswith("bacon estimate"), err
+    assert code == 0 and "Bradley-Terry strengths" in out, err
+    code, _, err = _run(["estimate", path, "--pairwise", *models, *FREQ], capsys)
+    assert code == 2 and "--label vote" in err  # estimate takes no vote column unnamed
 
 
 def test_options_that_do_not_apply_to_comparisons_and_the_outcome_help(capsys):
@@ -519,8 +527,9 @@ def test_alpacaeval_tables_saved_as_csv_are_comparisons(capsys, tmp_path):
 def test_a_table_without_a_vote_column_found_names_the_likely_one(capsys, tmp_path):
     """A table whose human votes are in a column of another name ('winner_model': the
     winner's name, or 1 / 0 / 0.5) was refused with 'has no column of human votes ...
-    name it with --label COL', naming no column; the error names the column of verdicts
-    with empty cells (the sparsest), and the option that takes it."""
+    name it with --label COL', naming no column; estimate's error names the column of
+    verdicts with empty cells (the sparsest), and the option that takes it; doctor reads
+    that column as the votes, saying so."""
     frame = pd.read_csv(SAMPLE)
     names = np.where(frame["label"].eq("A"), frame["model_a"],
                      np.where(frame["label"].eq("B"), frame["model_b"], "tie"))  # fmt: skip
@@ -528,12 +537,13 @@ def test_a_table_without_a_vote_column_found_names_the_likely_one(capsys, tmp_pa
                   frame["label"].map({"A": 1.0, "B": 0.0, "tie": 0.5})):  # fmt: skip
         table = frame.drop(columns=["label", "human_full"]).assign(winner_model=votes)
         table.to_csv(tmp_path / "t.csv", index=False)
-        code, _, err = _run(["doctor", str(tmp_path / "t.csv")], capsys)
+        code, _, err = _run(["estimate", str(tmp_path / "t.csv"), "--pairwise", *FREQ], capsys)
         assert code == 2, err
         assert "Column 'winner_model' holds verdicts and is empty on 2600 of 3000 rows" in err
-        code, out, err = _run(["doctor", str(tmp_path / "t.csv"), "--label", "winner_model"],
-                              capsys)  # fmt: skip
+        code, out, err = _run(["doctor", str(tmp_path / "t.csv")], capsys)
         assert code == 0 and "400 with a human vote" in out, err
+        assert "column 'winner_model': read as the human votes" in out
+        assert "--label winner_model" in out.strip().splitlines()[-1]
 
 
 def test_doctor_prints_a_line_that_writes_each_model_one_way(capsys, tmp_path, monkeypatch):

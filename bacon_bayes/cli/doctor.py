@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import TYPE_CHECKING
 
 from bacon_bayes.cli.judge_args import OneLabel, add_judge_argument, judge_columns
@@ -67,7 +68,11 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.readers import join_labels, label_column, read_any
-    from bacon_bayes.readers.pair_table import comparisons_hint, looks_pairwise
+    from bacon_bayes.readers.pair_table import (
+        comparison_columns,
+        comparisons_hint,
+        looks_pairwise,
+    )
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
@@ -75,6 +80,16 @@ def run(args: argparse.Namespace) -> int:
         return run_doctor(args)  # --model-a / --model-b name comparisons' columns
     frame, meta = read_any(args.file)
     if looks_pairwise(args.file, list(frame.columns)):
+        return run_doctor(args)
+    verdicts, models, _ = comparison_columns(frame)
+    if models is not None:  # columns of verdicts and two of model names: comparisons
+        args.model_a, args.model_b = models
+        print(
+            f"columns {', '.join(verdicts)} hold A / B / tie verdicts and columns "
+            f"{models[0]!r} and {models[1]!r} share their names: read as comparisons "
+            f"(--pairwise --model-a {shlex.quote(models[0])} --model-b "
+            f"{shlex.quote(models[1])})\n"
+        )
         return run_doctor(args)
     item = args.item
     if args.labels:

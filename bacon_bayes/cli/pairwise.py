@@ -160,9 +160,12 @@ def refuse_baseline(args: argparse.Namespace, models: Sequence[str]) -> None:
     )
 
 
-def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
+def read_pairs(
+    args: argparse.Namespace, guess_label: bool = False
+) -> tuple[pd.DataFrame, PairRoles]:
     """FILE's comparisons and the roles of its columns (named or found; ``--judge``
-    patterns expanded against the columns)."""
+    patterns expanded against the columns; ``guess_label``: doctor's reading of the votes,
+    :func:`~bacon_bayes.readers.pair_table.read_pair_table`)."""
     from bacon_bayes.cli.judge_args import judge_columns
     from bacon_bayes.readers import TABLES
     from bacon_bayes.readers.pair_table import read_pair_table
@@ -172,6 +175,7 @@ def read_pairs(args: argparse.Namespace) -> tuple[pd.DataFrame, PairRoles]:
         args.file, model_a=args.model_a, model_b=args.model_b, label=args.label,
         prompt=args.prompt, item=args.item, labels=args.labels,
         judges=(lambda cols: judge_columns(patterns, cols)) if patterns else None,
+        guess_label=guess_label,
     )  # fmt: skip
     if not args.item and roles.format in TABLES:
         # one row per comparison and judge (a column naming the judge, one of verdicts):
@@ -415,7 +419,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     """``bacon doctor`` on a table of comparisons."""
     from bacon_bayes.doctor.pairs import pair_doctor_text
 
-    frame, roles = read_pairs(args)
+    frame, roles = read_pairs(args, guess_label=True)
     text = pair_doctor_text(
         frame, roles, args.file, alpha=args.alpha, labels=args.labels, named=bool(args.judge)
     )

@@ -36,7 +36,14 @@ from bacon_bayes.readers.pairwise import (
     sniff_pairwise,
 )
 
-__all__ = ["PairRoles", "comparisons_hint", "looks_pairwise", "pairwise_hint", "read_pair_table"]
+__all__ = [
+    "PairRoles",
+    "comparison_columns",
+    "comparisons_hint",
+    "looks_pairwise",
+    "pairwise_hint",
+    "read_pair_table",
+]
 
 LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
@@ -387,18 +394,21 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     )
 
 
-def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
-    """For ``bacon doctor`` without ``--pairwise``: a sentence saying that ``frame``'s
-    columns of A / B / tie verdicts look like comparisons, with the ``--pairwise`` command
-    (its two model columns when two columns of text share their names); "" when no column
-    holds such verdicts."""
+def comparison_columns(
+    frame: pd.DataFrame,
+) -> tuple[list[str], tuple[str, str] | None, str | None]:
+    """What makes ``frame`` look like a table of comparisons without the model columns'
+    usual names: its columns of A / B / tie verdicts, the two columns of text that share
+    their values (the models of each row; None when no two do) and the human votes (the
+    sparsest verdict column with empty cells, where no column has a label's name; None
+    else). No verdict column: ``([], None, None)``."""
     verdicts = [
         str(c) for c in frame.columns
         if _all_verdicts(frame[c].tolist())
         and {"A", "B"} <= {_WORDS.get(str(v).strip().lower()) for v in frame[c].dropna().unique()}
     ]  # fmt: skip
     if not verdicts:
-        return ""
+        return [], None, None
     text = [
         str(c) for c in frame.columns
         if c not in verdicts and pd.api.types.is_string_dtype(frame[c])
@@ -412,12 +422,24 @@ def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
         ),
         None,
     )  # fmt: skip
+    gaps = {c: int(frame[c].isna().sum()) for c in verdicts}
+    votes = max(verdicts, key=lambda c: gaps[c])  # the human votes: the sparsest column
+    named = any(c in frame.columns for c in LABEL_NAMES)
+    return verdicts, pair, votes if gaps[votes] and not named else None
+
+
+def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
+    """For ``bacon doctor`` without ``--pairwise``: a sentence saying that ``frame``'s
+    columns of A / B / tie verdicts look like comparisons, with the ``--pairwise`` command
+    (its two model columns when two columns of text share their names); "" when no column
+    holds such verdicts."""
+    verdicts, pair, votes = comparison_columns(frame)
+    if not verdicts:
+        return ""
     models = "--model-a COL --model-b COL" if pair is None else (
         f"--model-a {shlex.quote(pair[0])} --model-b {shlex.quote(pair[1])}"
     )  # fmt: skip
-    gaps = {c: int(frame[c].isna().sum()) for c in verdicts}
-    votes = max(verdicts, key=lambda c: gaps[c])  # the human votes: the sparsest column
-    if not any(c in frame.columns for c in LABEL_NAMES) and gaps[votes]:
+    if votes:
         models += f" --label {shlex.quote(votes)}"
     return (
         f"columns {', '.join(verdicts)} hold A / B / tie verdicts: if each row compares two "
@@ -451,6 +473,7 @@ def read_pair_table(
     prompt: str | None = None,
     item: str | None = None,
     labels: str | Path | None = None,
+    guess_label: bool = False,
 ) -> tuple[pd.DataFrame, PairRoles]:
     """Read a file of comparisons and the roles of its columns.
 
@@ -466,6 +489,10 @@ def read_pair_table(
         With an MT-Bench judgment file, FastChat's human judgments file (its votes are
         the labels); otherwise a CSV/Parquet of labels joined by id (``label`` names its
         column).
+    guess_label : bool
+        Without a column of votes named or found by its name, take the one column of
+        verdicts with empty cells (the sparsest if several) as the human votes, with a note
+        (``bacon doctor``'s reading); otherwise that is refused, naming the column.
 
     Raises
     ------
@@ -549,6 +576,15 @@ def read_pair_table(
             notes.append(
                 f"column {lab!r}: the human votes of this table bacon sample --pairwise "
                 f"wrote (its one column of verdicts with empty cells; --label {lab})"
+            )
+    if lab is None and guess_label:
+        gaps = _vote_columns(frame, [c for c in (a, b, prompt, item) if c])
+        if gaps:
+            lab = max(gaps, key=lambda k: gaps[k])
+            notes.append(
+                f"column {lab!r}: read as the human votes (no column is named label, winner "
+                f"or human_label; it is the {'sparsest ' * (len(gaps) > 1)}column of verdicts "
+                f"with empty cells, {gaps[lab]} of {len(frame)}); --label COL names another"
             )
     if lab is None:
         raise ValidationError(
