@@ -59,6 +59,10 @@ _REPLY = (
 )
 
 
+#: inspect_ai's grade letters (``inspect_ai.scorer.CORRECT`` ...), read as its
+#: ``value_to_float`` reads them: correct 1, incorrect 0, partial credit 0.5, no answer 0
+GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
 _NEGATIVE = {no: yes for yes, no in VERDICT_WORDS.items()}
 #: pairs that are one verdict (``correct`` / ``wrong``, ``right`` / ``incorrect``)
 _SAME_PAIR = {"right": "correct"}
@@ -95,6 +99,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return None
     if filled.empty or len(distinct) > _MOST_WORDINGS:
         return None
+    if (graded := _grades(column, distinct)) is not None:
+        return graded
     word = {v: _spoken(v) for v in distinct if isinstance(v, str)}
     likert = {v: _LIKERT[w] for v, w in word.items() if w in _LIKERT}
     if len(set(likert.values())) >= 3 and filled.isin(list(likert)).mean() > 0.5:
@@ -148,6 +154,21 @@ def _most_replies(head: list[str]) -> bool:
         return m[1] is not None or m[2] is not None or _OUT_OF.search(v) is not None
 
     return bool(head) and sum(map(marked_score, head)) > 0.5 * len(head)
+
+
+def _grades(column: pd.Series, distinct: np.ndarray) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of inspect_ai's grade letters (every filled cell
+    one of :data:`GRADES`, upper case, ``C`` and ``I`` both seen), read as inspect_ai
+    reads them; else None."""
+    letters = {v: v.strip() for v in distinct if isinstance(v, str)}
+    if len(letters) < len(distinct) or not {"C", "I"} <= set(letters.values()) <= set(GRADES):
+        return None
+    seen = [g for g in GRADES if g in letters.values()]
+    said = ", ".join(f"{g!r} = {GRADES[g]:g}" for g in seen).replace("'N' =", "'N' (no answer) =")
+    return (
+        column.map({v: GRADES[g] for v, g in letters.items()}).astype(float),
+        f"read as inspect_ai's grades, {said}",
+    )
 
 
 def _pair_of(w: str) -> str | None:

@@ -313,3 +313,38 @@ def test_judges_that_cannot_be_copies_skip_the_copy_checks(monkeypatch) -> None:
     assert drops == [["near"]]  # the copy is said by copy_of_label; a, b and c are none
     assert any("judge 'copy' equals the label on all" in note for note in notes), notes
     assert any("judge 'near' within 0.5 of the label" in note for note in notes), notes
+
+
+def test_near_copies_written_as_words_are_averaged_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of session 58: judges written as inspect_ai's grades (``C`` / ``I``) with the
+    labels in a file of their own. The near copies' line averaged the words with pandas
+    (``TypeError: dtype 'str' does not support operation 'mean'``) and was printed only
+    without a labels file. It reads them as bacon does, and the doctor after it joins the
+    same labels."""
+    from bacon_bayes.cli import main
+    from tests.printed import run_python_line
+
+    monkeypatch.chdir(tmp_path)
+    df = _table()
+    moved = np.random.default_rng(3).random(len(df)) < 0.03
+    a = df["a"] >= 3
+    grades = pd.DataFrame({"id": df["id"], "system": df["system"]})
+    grades["a"] = np.where(a, "C", "I")
+    grades["a_t07"] = np.where(a ^ moved, "C", "I")
+    grades["b"] = np.where(df["b"] >= 3, "C", "I")
+    grades.to_csv("runs.csv", index=False)
+    labeled = df["human"].notna()
+    human = df.loc[labeled, ["id"]].assign(verdict=(df.loc[labeled, "human"] >= 3).astype(int))
+    human.to_csv("human.csv", index=False)
+    assert main(["doctor", "runs.csv", "--labels", "human.csv", "--label", "verdict"]) == 0
+    note = next(n for n in capsys.readouterr().out.splitlines() if "near copies" in n)
+    assert "then bacon doctor runs_judges.csv --labels human.csv --label verdict" in note, note
+    run_python_line(note, cwd=tmp_path)
+    written = pd.read_csv("runs_judges.csv")
+    expected = (a.astype(float) + (a ^ moved).astype(float)) / 2
+    np.testing.assert_allclose(written["a_a_t07_mean"], expected)
+    assert main(["doctor", "runs_judges.csv", "--labels", "human.csv", "--label", "verdict"]) == 0
+    again = capsys.readouterr().out
+    assert "near copies" not in again and "a_a_t07_mean" in again, again

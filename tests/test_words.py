@@ -59,3 +59,19 @@ def test_verdicts_written_with_a_full_stop_are_read() -> None:
     assert "'yes' = 1, 'no' = 0" in said
     # a sentence that ends in a stop is no verdict
     assert words.word_numbers(pd.Series(["Yes, it is.", "No."] * 3, dtype=object)) is None
+
+
+def test_inspect_ai_grades_are_read_as_inspect_ai_reads_them() -> None:
+    """Walk of session 58 (TriviaQA graded as an inspect_ai log exports it): judge columns
+    of ``C`` / ``I`` were "a category, not a prompt", and doctor found no judge. They read
+    as inspect_ai's ``value_to_float`` does (C 1, I 0, P 0.5, N 0); a column of letters
+    without both ``C`` and ``I``, or with another letter, is not taken for grades."""
+    read = words.word_numbers(pd.Series(["C", "I", " P", None, "N", "C"], dtype=object))
+    assert read is not None
+    values, said = read
+    assert values.tolist()[:3] == [1.0, 0.0, 0.5] and pd.isna(values.iloc[3])
+    assert values.tolist()[4:] == [0.0, 1.0]
+    assert said == "read as inspect_ai's grades, 'C' = 1, 'I' = 0, 'P' = 0.5, 'N' (no answer) = 0"
+    for cells in (["C", "C", "P"], ["C", "I", "B"], ["c", "i", "c"]):
+        read = words.word_numbers(pd.Series(cells, dtype=object))
+        assert read is None or "inspect_ai" not in read[1], cells

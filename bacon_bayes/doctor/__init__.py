@@ -377,8 +377,15 @@ def profile(
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
         judged = kept[roles.judges].reset_index(drop=True)
-        twins = None if read is None or roles.long else partial(doctor_again, read, file)
-        p.can += near_duplicates(judged, y_kept, twins)
+        whole = read_call(file, meta.format)  # the judges are FILE's, labels joined or not
+        joined = "" if labels is None else f" --labels {shlex.quote(str(labels))}"
+        joined += f" --label {shlex.quote(str(roles.label))}" if labels and roles.label else ""
+        twins = (
+            None
+            if whole is None or roles.long
+            else partial(doctor_again, whole, file, after=joined)
+        )
+        p.can += near_duplicates(judged, y_kept, twins, frame.attrs.get("verdicts", {}))
         p.can += missingness_notes(
             judged, y_kept, kept[roles.group].to_numpy() if roles.group else None
         )

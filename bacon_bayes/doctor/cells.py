@@ -260,18 +260,19 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     return f"its most frequent spelling: {doctor_again(pandas_read(path), path, what, code)}"
 
 
-def doctor_again(read: str, path: str, what: str, code: str) -> str:
+def doctor_again(read: str, path: str, what: str, code: str, after: str = "") -> str:
     """A shell line that reads the table at ``path`` as ``df`` (``read``, the pandas call),
     runs the pandas ``code`` on it and writes it into ``<stem>_<what>.csv`` in the working
     folder (``<stem>_<what>2.csv``... where that file exists: nothing there is replaced),
-    then the doctor to run on that file."""
+    then the doctor to run on that file (with the options ``after``: the labels file
+    joined onto it)."""
     from bacon_bayes.csv_format import pandas_command
     from bacon_bayes.study.folder import file_stem
 
     names = (f"{file_stem(path)}_{what}{k}.csv" for k in ["", *range(2, 1000)])
     out = next(n for n in names if not Path(n).exists())
     line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
-    return f"{line}, then bacon doctor {shlex.quote(out)}"
+    return f"{line}, then bacon doctor {shlex.quote(out)}{after}"
 
 
 #: the most distinct failure texts :func:`emptied_line` lists in the line it prints

@@ -3,7 +3,7 @@ its Spearman correlation on the labeled rows, or why the labels cannot calibrate
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 import pandas as pd
@@ -322,7 +322,10 @@ def _span(values: list[float], fmt: str) -> str:
 
 
 def near_duplicates(
-    scores: pd.DataFrame, label: np.ndarray, again: Callable[[str, str], str] | None = None
+    scores: pd.DataFrame,
+    label: np.ndarray,
+    again: Callable[[str, str], str] | None = None,
+    worded: Collection[str] = (),
 ) -> list[str]:
     """Sets of judges that are near copies of one another (the same model at another
     temperature, a prompt reworded): each pair equal on :data:`TWIN_SHARE` of the rows
@@ -332,8 +335,9 @@ def near_duplicates(
     it reads their shared error as the quality (tester G finding 8: gpt4's noise 1.10 ->
     0.04 with two copies, the others' signal down 2-4x). One sentence per set, with the
     fix (``again``: the line that writes the table with the set averaged into one judge,
-    :func:`~bacon_bayes.doctor.cells.doctor_again`; else the pandas); [] when there is
-    none."""
+    :func:`~bacon_bayes.doctor.cells.doctor_again`; else the pandas; a judge in ``worded``,
+    written as words in the file, is read as bacon reads it,
+    :func:`~bacon_bayes.words.as_numbers`); [] when there is none."""
     y = np.asarray(label, dtype=float)
     cols = [str(c) for c in scores.columns]
     x = {c: scores[c].to_numpy(dtype=float) for c in cols}
@@ -371,6 +375,9 @@ def near_duplicates(
         listed = ", ".join(repr(c) for c in names)
         mean = "_".join(names) + "_mean"
         code = f"df[{mean!r}] = df[[{listed}]].mean(axis=1)"
+        if twins & set(worded):  # 'yes' / 'no', 'C' / 'I' in the file: read as bacon does
+            code = code.replace("].mean(", "].apply(as_numbers).mean(")
+            code = f"from bacon_bayes.words import as_numbers; {code}"
         drop = f"{code}; df = df.drop(columns=[{listed}])"
         average = f"({code})" if again is None else f"in their place: {again('judges', drop)}"
         once = " once one is rescaled to the other's range" if twins & rescaled else ""
