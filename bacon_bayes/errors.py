@@ -24,7 +24,18 @@ class ValidationError(BaconError, ValueError):
 
 class RepeatedIdError(ValidationError):
     """Item ids that repeat in a table (``bacon doctor`` prints the line that fixes the
-    file: the command line says so)."""
+    file: the command line says so, :meth:`doctor_fixes`)."""
+
+    def doctor_fixes(self, file: str) -> RepeatedIdError:
+        """This error with the doctor command on ``file`` that prints the line writing the
+        table with one row per id (rows pasted twice dropped, a long table pivoted)."""
+        import shlex
+
+        return RepeatedIdError(
+            f"{self} bacon doctor {shlex.quote(str(file))} prints the line that writes the "
+            "table with one row per id (rows pasted twice dropped; a table of one row per "
+            "item and judge pivoted)."
+        )
 
 
 class KeywordError(ValidationError, TypeError):

@@ -176,10 +176,10 @@ def test_doctor_names_bacon_judges_own_table_and_its_runs(tmp_path, capsys, monk
     assert "'id' keys the items (one row per item and judge in each run of 'run')" in flat
     recipe = run_python_line(flat)
     assert "aggfunc='mean'" in recipe and "pd.read_csv('long.csv')" in recipe
-    assert main(["doctor", "wide.csv"]) == 0
+    assert main(["doctor", "wide2.csv"]) == 0  # the first pivot's wide.csv is kept
     lines = capsys.readouterr().out.splitlines()
     estimate = shlex.split(lines[lines.index("run:") + 1])
-    assert estimate[:3] == ["bacon", "estimate", "wide.csv"]
+    assert estimate[:3] == ["bacon", "estimate", "wide2.csv"]
     assert main([*estimate[1:], "--engine", "freq", "--json"]) == 0
 
 

@@ -285,10 +285,41 @@ def test_estimate_refusing_repeated_ids_names_the_doctor_line_that_fixes_them(
     err = " ".join(capsys.readouterr().err.split())
     assert "has a duplicate id" in err
     assert err.endswith(
-        "bacon doctor copies.csv prints the line that writes the table without them."
+        "bacon doctor copies.csv prints the line that writes the table with one row per id "
+        "(rows pasted twice dropped; a table of one row per item and judge pivoted)."
     )
     run_python_line(" ".join(doctor(Path("copies.csv"), capsys).split()))
     assert Path("copies_unique.csv").exists()
+
+
+def test_a_long_table_s_pivot_keeps_the_user_s_files_and_estimate_names_doctor(
+    tmp_path, capsys, monkeypatch
+):
+    """Walk of session 58 (an inspect_ai-style long table of grades, labels in a file of
+    their own): estimate refused "keep one row per id" with no way to do it, the pivot
+    doctor printed wrote over a ``wide.csv`` already in the folder, and estimate on the
+    pivoted table without ``--judge`` said only "no judges given". The refusal names the
+    doctor command, the pivot writes ``wide2.csv`` beside the user's ``wide.csv`` and the
+    labels line names it, and "no judges given" names the doctor that finds them."""
+    table = relevance_table().drop(columns=["summary", "doc_id"])
+    write_long_and_labels(table, tmp_path, monkeypatch)
+    Path("wide.csv").write_text("mine\n")
+    labels = ["--labels", "labels.csv", "--label", "relevance"]
+    assert main(["estimate", "long.csv", *labels]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "repeats" in err and "bacon doctor long.csv prints the line that writes" in err, err
+    assert main(["doctor", "long.csv", *labels]) == 0
+    flat = capsys.readouterr().out.replace("\n", " ")
+    then = flat.split("once it is pivoted, add them with: ", 1)[1].strip()
+    assert then == "bacon doctor wide2.csv --labels labels.csv --label relevance"
+    run_python_line(flat)
+    assert Path("wide.csv").read_text() == "mine\n" and Path("wide2.csv").exists()
+    assert main(["estimate", "wide2.csv", *labels]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert err.endswith(
+        "bacon doctor wide2.csv --labels labels.csv finds the judge columns and prints the "
+        "command with them."
+    ), err
 
 
 def test_a_long_table_whose_scores_hold_error_cells_is_told_to_empty_them_first(tmp_path, capsys):

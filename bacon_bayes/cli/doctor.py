@@ -145,6 +145,7 @@ def _long_before_labels(
     import shlex
 
     from bacon_bayes.doctor import profile
+    from bacon_bayes.doctor.cells import unused_name
 
     if args.item is not None and args.item not in frame.columns:
         return False  # an id column the table lacks: the join's error says so
@@ -163,7 +164,8 @@ def _long_before_labels(
     if line := _labels_with_id(args.labels, found.roles.long_key):
         labels, item = line[1], ["--item", "id"]
         first = f"once it is pivoted and the labels have its id ({line[0]})"
-    then = shlex.join(["bacon", "doctor", "wide.csv", "--labels", labels, "--label", args.label])
+    wide = unused_name("wide")  # the file the pivot recipe above writes
+    then = shlex.join(["bacon", "doctor", wide, "--labels", labels, "--label", args.label])
     print(found.to_text())
     print(
         f"\nnote: the labels of {args.labels!r} are joined onto one row per item, so not "
@@ -181,6 +183,7 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     from pathlib import Path
 
     from bacon_bayes.csv_format import pandas_command, pandas_read
+    from bacon_bayes.doctor.cells import unused_name
     from bacon_bayes.doctor.long import keyed_id
     from bacon_bayes.readers.labels import read_labels
     from bacon_bayes.study.folder import file_stem
@@ -191,6 +194,6 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
         return None
     if not name.endswith((".parquet", ".csv", ".tsv", ".txt", ".csv.gz")):
         return None
-    out = file_stem(source) + "_id.csv"  # here, beside wide.csv
+    out = unused_name(file_stem(source) + "_id")  # here, beside the pivoted table
     write = f"{keyed_id(key, 'lab')}; lab.to_csv('{out}', index=False)"
     return pandas_command(f"lab = {pandas_read(path)}; {write}"), out

@@ -338,11 +338,6 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def expand_judges(patterns: list[str], columns: pd.Index) -> list[str]:
-    """Expand shell-style patterns against the table's columns (order kept, no repeats)."""
-    return judge_columns(patterns, list(columns), required=False)
-
-
 def parse_levels(text: str | None) -> list[float] | None:
     """``--levels 1,2,3`` as numbers (None when not given)."""
     if not text:
@@ -418,7 +413,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
 
             waves = f"0 of {data.n_pending}"  # estimate, report: no pilot is no estimate
             raise ValidationError(no_label_back(args.file, waves))
-        judges = expand_judges(args.judge, data.frame.columns) if args.judge else None
+        judges = judge_columns(args.judge or [], list(data.frame.columns), required=False) or None
         # the study's judges, refused with the fix when one left the pool file
         known = {"judges": data.panel(judges)[0], "group": args.group or data.group}
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)
@@ -508,10 +503,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
             wave=getattr(args, "wave", None),
         )
     except RepeatedIdError as exc:  # doctor prints the line that writes it without them
-        raise RepeatedIdError(
-            f"{exc} bacon doctor {shlex.quote(str(args.file))} prints the line that writes "
-            "the table without them."
-        ) from None
+        raise exc.doctor_fixes(args.file) from None
     notes = []
     if outcome != (args.outcome or "continuous"):  # one note with the levels' (0,1)
         pool = dataclasses.replace(pool, notes=with_binary_note(pool.notes, args.label))
@@ -554,7 +546,10 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
         args.label = args.label or label_column(df, args.labels, args.item)
-        df, args.item = join_labels(df, args.labels, args.label, args.item, table=args.file)
+        try:
+            df, args.item = join_labels(df, args.labels, args.label, args.item, table=args.file)
+        except RepeatedIdError as exc:  # rows pasted twice, a long table: doctor's line
+            raise exc.doctor_fixes(args.file) from None
     label = args.label if args.label in df.columns else None
     find_response(args, df, meta, label=label, item=args.item if args.item in df else None)
     if args.scores:
@@ -573,7 +568,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
                 text = absent_judges_text(absent, df.columns, where)
                 mine = f"the calibrator {calibrator!r}"
                 raise ValidationError(text.replace("the calibrator", mine, 1))
-        judges = expand_judges(args.judge, df.columns)
+        judges = judge_columns(args.judge, list(df.columns), required=False)
         for judge in judges:  # before the checks below read them
             need_column(df, judge, "judge")
         if not args.item and label and meta.format in TABLES:
@@ -587,6 +582,9 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         return df, meta.scores if meta.scores is not None else list(meta.judges)
     found = f" ({'; '.join(meta.notes)})" if meta.notes else ""
     found += pairwise_hint(args.file, [str(c) for c in df.columns])
+    joined = ["--labels", str(args.labels)] if getattr(args, "labels", None) else []
+    doctor = shlex.join(["bacon", "doctor", str(args.file), *joined])
+    found = found or f" {doctor} finds the judge columns and prints the command with them."
     raise ValidationError(f"no judges given; pass --judge COL (repeatable) or --scores.{found}")
 
 

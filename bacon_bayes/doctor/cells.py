@@ -260,6 +260,13 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
     return f"its most frequent spelling: {doctor_again(pandas_read(path), path, what, code)}"
 
 
+def unused_name(stem: str) -> str:
+    """``<stem>.csv``, or ``<stem>2.csv``... where that file exists in the working folder:
+    the file a printed line writes never replaces one the user has."""
+    names = (f"{stem}{k}.csv" for k in ["", *range(2, 1000)])
+    return next(n for n in names if not Path(n).exists())
+
+
 def doctor_again(read: str, path: str, what: str, code: str, after: str = "") -> str:
     """A shell line that reads the table at ``path`` as ``df`` (``read``, the pandas call),
     runs the pandas ``code`` on it and writes it into ``<stem>_<what>.csv`` in the working
@@ -269,8 +276,7 @@ def doctor_again(read: str, path: str, what: str, code: str, after: str = "") ->
     from bacon_bayes.csv_format import pandas_command
     from bacon_bayes.study.folder import file_stem
 
-    names = (f"{file_stem(path)}_{what}{k}.csv" for k in ["", *range(2, 1000)])
-    out = next(n for n in names if not Path(n).exists())
+    out = unused_name(f"{file_stem(path)}_{what}")
     line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
     return f"{line}, then bacon doctor {shlex.quote(out)}{after}"
 

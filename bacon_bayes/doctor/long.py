@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.csv_format import pandas_command, pandas_read
-from bacon_bayes.doctor.cells import FAILED, is_str, numeric
+from bacon_bayes.doctor.cells import FAILED, is_str, numeric, unused_name
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -70,9 +70,10 @@ def scores_table(frame: pd.DataFrame, roles: Roles, read: str | None = None) -> 
     roles.left_out = {str(c): "a column of bacon judge's table (below)" for c in frame.columns}
     for c in ("item", "judge"):
         del roles.left_out[c]
+    out = unused_name("wide")
     recipe = (
         "wide = df.pivot_table(index='item', columns='judge', values='score', "
-        "aggfunc='mean').reset_index(); wide.to_csv('wide.csv', index=False)"
+        f"aggfunc='mean').reset_index(); wide.to_csv({out!r}, index=False)"
     )
     roles.long = (
         f"the long item x judge x run table bacon judge writes ({items} items, {k} judges, "
@@ -80,7 +81,7 @@ def scores_table(frame: pd.DataFrame, roles: Roles, read: str | None = None) -> 
         "and their labels, e.g. bacon estimate ITEMS.csv --label COL --item ID --scores "
         "FILE (each judge's mean over runs, and their spread, as features); to look at "
         f"it here, pivot it to one row per item, {_pandas(recipe, read)} (the mean of "
-        "each judge's runs), and run bacon doctor on wide.csv"
+        f"each judge's runs), and run bacon doctor on {out}"
     )
     return True
 
@@ -175,6 +176,7 @@ def pivot_recipe(
     by = frame.groupby(key, sort=False)
     per = [c for c in others if c not in key and bool((by[c].nunique() <= 1).all())]
     clash = label is not None and label not in per
+    out = unused_name("wide")
     recipe = (
         first
         + (
@@ -191,7 +193,7 @@ def pivot_recipe(
         + (f"wide = df.groupby({index})[{per!r}].first().join(wide); " if per else "")
         + "wide = wide.reset_index(); "
         + (f"{keyed_id(key, 'wide')}; " if len(key) > 1 and "id" not in others else "")
-        + "wide.to_csv('wide.csv', index=False)"
+        + f"wide.to_csv({out!r}, index=False)"
     )
     return (
         f"{index} keys the items (one row per item and judge"
@@ -211,7 +213,7 @@ def pivot_recipe(
             if label is None
             else ""
         )
-        + "and run bacon doctor on wide.csv"
+        + f"and run bacon doctor on {out}"
     ), key
 
 

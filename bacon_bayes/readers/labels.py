@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bacon_bayes.errors import ValidationError
+from bacon_bayes.errors import RepeatedIdError, ValidationError
 from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
@@ -409,7 +409,7 @@ def join_labels(
     if table_ids.duplicated().any():
         first = table_ids[table_ids.duplicated()].iloc[0]
         rows = (table_ids == first).to_numpy().nonzero()[0][:3]
-        raise ValidationError(
+        raise RepeatedIdError(
             f"the table's id column {key!r} repeats {first!r} (at {_places(frame, rows)}); "
             "labels can only be joined on an id that names one row: keep one row per id."
         )
