@@ -605,3 +605,72 @@ def test_a_summary_row_at_the_end_gets_the_line_that_writes_the_table_without_it
     assert main(args) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert f"write the table without {them}, " in err and f"run on {written}." in err, err
+
+
+def _by_system(table: pd.DataFrame, system_first: bool = True) -> pd.DataFrame:
+    """``table`` (:func:`relevance_table`) kept as a spreadsheet of documents by systems:
+    a row per document, a column per system and rater (``M10_gpt4``, ``M10_human``...)."""
+    wide = table.pivot(index="doc_id", columns="system", values=["gpt4", "gpt35", "relevance"])
+    rater = {"gpt4": "gpt4", "gpt35": "gpt35", "relevance": "human"}
+    wide.columns = [
+        f"{s}_{rater[r]}" if system_first else f"{rater[r]}_{s}" for r, s in wide.columns
+    ]
+    return wide.reset_index()
+
+
+def test_a_table_wide_by_system_is_written_one_row_per_answer(tmp_path, capsys, monkeypatch):
+    """Walk of session 58: a spreadsheet of documents by systems (``M10_gpt4``,
+    ``M10_human``, ``M11_gpt4``, ...) was read as one system's human column for the label
+    and every system's judge column for a judge, and doctor printed that estimate. It says
+    the columns are named by system and rater, prints no estimate, and its line writes one
+    row per answer, on which doctor finds the group, the prompt, the label and the judges
+    and its estimate runs."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    _by_system(table).to_csv("by_system.csv", index=False)
+    out = doctor(Path("by_system.csv"), capsys)
+    flat = " ".join(out.split())
+    assert "nothing yet: columns named by system and rater: 12 systems" in flat, flat
+    assert "by gpt4, gpt35, human" in flat and "run:" not in out
+    assert "near copies" not in flat and "label different items" not in flat
+    run_python_line(flat)
+    back = pd.read_csv("by_system_answers.csv")
+    assert len(back) == len(table) and set(back.columns) == {
+        "doc_id", "system", "gpt4", "gpt35", "human"
+    }  # fmt: skip
+    joined = back.merge(table, on=["doc_id", "system"], suffixes=("", "_t"))
+    np.testing.assert_array_equal(joined["human"], joined["relevance"])
+    np.testing.assert_array_equal(joined["gpt4"], joined["gpt4_t"])
+    again = command(doctor(Path("by_system_answers.csv"), capsys))
+    assert again is not None
+    assert again[again.index("--group") + 1] == "system"
+    assert again[again.index("--prompt") + 1] == "doc_id"
+    assert again[again.index("--label") + 1] == "human"
+    assert main([*again, "--engine", "freq", "--json"]) == 0
+
+
+ASPECTS = ("relevance", "coherence", "fluency")
+
+
+def test_raters_first_or_raters_by_aspect_are_told_apart() -> None:
+    """The grid read with the rater first (``human_M10``) is a table wide by system too;
+    experts by aspects (``expert1_relevance``, ``expert2_coherence``) with judges are not,
+    nor is a table with a column of systems."""
+    from bacon_bayes.doctor.wide import system_grid
+
+    table = relevance_table()
+    grid = system_grid(_by_system(table, system_first=False))
+    assert grid is not None and not grid.system_first and len(grid.systems) == 12
+    aspects = pd.DataFrame(
+        {
+            f"{who}_{aspect}": np.arange(12.0)
+            for who in ("expert1", "expert2", "expert3", "gpt4", "claude")
+            for aspect in ASPECTS
+        }
+    )
+    assert system_grid(aspects) is None
+    assert system_grid(table) is None
+    one_human = pd.DataFrame(
+        {f"{who}_{aspect}": np.arange(12.0) for who in ("human", "gpt4") for aspect in ASPECTS}
+    )
+    assert system_grid(one_human) is None

@@ -43,6 +43,7 @@ from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
 from bacon_bayes.doctor.rows import check_ids, copied_rows, units_row, without_summary
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import glued, profile_text
+from bacon_bayes.doctor.wide import wide_by_system
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
@@ -294,6 +295,8 @@ def profile(
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     read = None if labels else read_call(file, meta.format)  # a joined table: not the file
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format, read, file)) if b]
+    wide = "" if roles.group or roles.long or labels else wide_by_system(frame, read, file)
+    p.blocked += [wide] * bool(wide)  # M10_gpt4, M10_human, ...: the other notes wait
     p.read_as = str(frame.attrs.get("read as", ""))
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None
     p.n_labels = 0 if y is None else int(np.isfinite(y).sum())
@@ -401,6 +404,8 @@ def profile(
     said = said_missing(file, roles.label, meta.format) if labels is None else ""  # 'N/A'
     units = units_row(frame, meta.format, file)  # 'Punkte' under the header
     p.can[:0] = [n for n in (units, codes, p.far, copied, said) if n]  # 0 for 'not rated'
+    if wide:  # its columns read as one system's label and the others' judges: nothing else
+        p.can = [n for n in (units, codes, copied, said) if n] + [f"nothing yet: {wide}"]
     return p
 
 

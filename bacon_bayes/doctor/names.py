@@ -52,6 +52,16 @@ NOT_JUDGE = re.compile(
 )
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
+#: the aspects evaluations rate (SummEval's, HelpSteer's, MT-Bench's, ...): names of
+#: these are aspects, not systems (:func:`~bacon_bayes.doctor.wide.system_grid`)
+ASPECT_WORDS = frozenset(
+    "relevance relevancy coherence consistency fluency helpfulness harmlessness honesty "
+    "correctness accuracy faithfulness factuality verbosity complexity informativeness "
+    "naturalness engagingness groundedness overall quality clarity conciseness readability "
+    "adequacy style grammar grammaticality safety toxicity creativity depth completeness "
+    "usefulness understandability interestingness specificity empathy harmfulness tone "
+    "reasoning instruction_following".split()
+)
 
 
 def other_aspects(label: str | None, judges: list[str], columns: list[str]) -> dict[str, str]:
