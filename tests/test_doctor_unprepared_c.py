@@ -84,6 +84,27 @@ def test_doctor_names_only_the_failures_beside_scores_out_of_five(tmp_path, caps
     )
 
 
+def test_a_judge_left_out_for_failure_cells_is_said_beside_the_command(tmp_path, capsys) -> None:
+    """Walk of session 58: a judge with 3% ``refused`` cells beside other judges was left
+    out of the printed command, said only in the columns found, where a user copying the
+    command never looks; the strongest judge went missing. What can be computed says so,
+    with the line that empties the cells."""
+    frame = _table()
+    cells = frame["llm_a"].map(lambda v: f"{v:g}").astype(object)
+    cells.iloc[[5, 40]] = "refused"
+    path = tmp_path / "t.csv"
+    frame.assign(llm_a=cells).to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert "llm_a" not in command and "llm_b" in command
+    can = " ".join(out.split("what can be computed:")[1].split())
+    assert (
+        "the command leaves out judge scores: column 'llm_a' holds scores but for a few cells "
+        "of other text (above): empty those cells: " in can
+    ), can
+    run_python_line(can, cwd=tmp_path)
+    assert pd.read_csv(tmp_path / "t_scores.csv")["llm_a"].isna().sum() == 2
+
+
 def test_a_judges_failure_cells_are_emptied_by_the_line_doctor_prints(
     tmp_path, capsys, monkeypatch
 ) -> None:

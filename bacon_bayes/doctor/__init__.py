@@ -546,17 +546,17 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
     r = p.roles
     if r.long or p.blocked:
         return [f"nothing yet: {b}" for b in ([r.long] if r.long else p.blocked)]
+    failed = [c for c, why in r.left_out.items() if why.startswith(FAILED)]
+    held = (
+        f"column{'s' * (len(failed) > 1)} {names_text(map(repr, failed))} "
+        f"hold{'s' * (len(failed) == 1)} scores but for a few cells of other text (above): "
+        "empty those cells" + (f": {r.failed_fix}" if r.failed_fix else " and run doctor again")
+    )
     if not r.judges:
         # a score column left out for a few cells of other text: that fix first (a long
         # table's score column is told once it is read; --judge on it is refused as long)
-        failed = [c for c, why in r.left_out.items() if why.startswith(FAILED)]
         if failed:
-            return [
-                f"nothing yet: no judge column found; column{'s' * (len(failed) > 1)} "
-                f"{names_text(map(repr, failed))} hold{'s' * (len(failed) == 1)} scores but for "
-                "a few cells of other text (above): empty those cells"
-                + (f": {r.failed_fix}" if r.failed_fix else " and run bacon doctor again")
-            ]
+            return [f"nothing yet: no judge column found; {held}"]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:
@@ -593,6 +593,7 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
         f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
     ]
+    out += [f"the command leaves out judge scores: {held}"] * bool(failed)  # 'refused'
     if p.command and not p.unscored[1] and n >= DENSE * kept:  # mostly labeled
         words = simulate_command(p.command, n < p.n_rows, n)
         out.append(
