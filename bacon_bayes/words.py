@@ -608,12 +608,22 @@ def _date_parts(s: str) -> tuple[int, int] | None:
     return None if month is None else (int(e), month)
 
 
-def packed_cells(s: pd.Series, column: str) -> str | None:
+def packed_cells(
+    s: pd.Series, column: str, again: Callable[[str, str], str] | None = None
+) -> str | None:
     """What a column of strings that are a judge's scores in another form holds, and the
     fix: JSON objects with a numeric key (``{"score": 5, "reason": "ok"}``), lists of
     numbers (``[5, 5, 4]``: several runs in one cell), or dates that are scores out of a
     top a spreadsheet read as day and month (``4/5`` saved as ``04/05/2025``). None for
-    any other column (real dates on many days, names, texts)."""
+    any other column (real dates on many days, names, texts). ``again``: the line that
+    writes the table with pandas code run on it, and the doctor after it
+    (:func:`~bacon_bayes.doctor.cells.doctor_again` on the file); else the pandas."""
+    unpacked = f"df[{column!r}].dropna().map(lambda s: json.loads(s) if isinstance(s, str) else s)"
+
+    def fix(how: str, take: str) -> str:
+        code = f"import json; df[{column!r}] = {unpacked}.map({take})"
+        return f"{how}: {again('scores', code)}" if again else f"{how} (in pandas: {code})"
+
     v = s.dropna().astype(str)
     v = v[v.str.strip() != ""]
     if len(v) < 5:
@@ -628,8 +638,8 @@ def packed_cells(s: pd.Series, column: str) -> str | None:
         key = next((k for k in keys if "score" in str(k).lower()), keys[0])
         return (
             f"{PACKED}: JSON objects ({first}) whose key {key!r} is a number on every row; "
-            f"take it out (in pandas: df[{column!r}] = df[{column!r}].map(lambda s: "
-            f"json.loads(s)[{key!r}])) and run again"
+            + fix("take it out", f"lambda v: v[{key!r}]")
+            + " and run again" * (again is None)
         )
     if cells is not None and all(
         isinstance(c, list) and c and all(_is_number(x) for x in c) for c in cells
@@ -638,9 +648,10 @@ def packed_cells(s: pd.Series, column: str) -> str | None:
         runs = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
         return (
             f"{PACKED}: lists of numbers ({first}, {runs} to a cell), several runs of a judge "
-            f"in one cell; take their mean (in pandas: df[{column!r}] = df[{column!r}].map("
-            "lambda s: np.mean(json.loads(s)))), or write the long table bacon reads (one row "
-            "per item, judge and run: bacon doctor says how to pivot it), and run again"
+            "in one cell; "
+            + fix("take their mean", "lambda v: sum(v) / len(v)")
+            + " (or write the long table bacon reads, one row per item, judge and run: bacon "
+            "doctor says how to pivot it)" + ", and run again" * (again is None)
         )
     parts = [_date_parts(x) for x in v.unique()]
     if not parts or any(p is None for p in parts):

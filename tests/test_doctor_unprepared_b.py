@@ -117,8 +117,12 @@ def test_judge_scores_packed_in_text_are_named_with_the_fix(tmp_path, capsys) ->
     frame.to_csv(path, index=False)
     out, command = doctor([str(path)], capsys)
     assert "JSON objects" in _left_out(out, "as_json")
-    assert "json.loads(s)['score']" in _left_out(out, "as_json")
+    assert "map(lambda v: v['score'])" in _left_out(out, "as_json")
     assert "lists of numbers" in _left_out(out, "as_runs") and "take their mean" in out
+    for column, values in (("as_json", score), ("as_runs", (3 * score - (score > 1)) / 3)):
+        run_python_line(_left_out(out, column), cwd=tmp_path)  # session 58: lines that run
+        np.testing.assert_allclose(pd.read_csv(tmp_path / "packed_scores.csv")[column], values)
+        (tmp_path / "packed_scores.csv").unlink()
     assert "--prompt" not in _left_out(out, "as_runs")
     assert "dates ('05/05/2025'" not in out and "scores out of 5" in _left_out(out, "as_dates")
     assert "scores packed" not in _left_out(out, "when")  # real dates are no scores
@@ -190,7 +194,7 @@ def test_estimate_names_judge_scores_packed_in_text_as_doctor_does(tmp_path, cap
     path = tmp_path / "packed.csv"
     frame.to_csv(path, index=False)
     fixes = {
-        "as_json": "json.loads(s)['score']",
+        "as_json": "lambda v: v['score']",
         "as_runs": "take their mean",
         "as_dates": "scores out of 5",
     }
@@ -279,3 +283,37 @@ def test_a_verdict_column_that_is_the_label_where_labeled_is_a_copy(tmp_path, ca
     assert f"equals the label on all {labeled.sum()} labeled rows" in line
     assert "equal to 'gpt4' on" in line and "final_verdict" not in command
     assert "gpt4" in command and "rerun" in command  # the real judges are no copies
+
+
+def test_runs_in_a_json_file_are_averaged_by_a_line_that_reads_it_as_bacon_does(
+    tmp_path, capsys
+) -> None:
+    """Walk of session 58: a JSON file whose judge holds a list of its runs per item
+    (``"evaluations": {"gpt4": [4, 5, 4]}``) got pandas code to paste that failed on it
+    (``json.loads`` of a list; pandas reads no nested objects as bacon does), and "what can
+    be computed" said "name one with --judge". The line reads the file with bacon's reader
+    and runs; doctor on what it writes takes the mean as a judge."""
+    import json
+
+    frame = _table(labeled=100)
+    frame["human"] = _rating(frame, 0.7, 1)
+    score = frame["judge_a"].astype(int)
+    records = [
+        {
+            "example_id": f"e{k}",
+            "system": str(frame["system"].iloc[k]) if "system" in frame else "s",
+            "evaluations": {"gpt4": [int(v), int(v), max(int(v) - 1, 1)]},
+            **({} if np.isnan(h) else {"human_rating": float(h)}),
+        }
+        for k, (v, h) in enumerate(zip(score, frame["human"], strict=True))
+    ]
+    path = tmp_path / "evals.json"
+    path.write_text(json.dumps(records))
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing yet: no judge column found; 'evaluations.gpt4': scores packed in text" in out
+    run_python_line(_left_out(out, "evaluations.gpt4"), cwd=tmp_path)
+    written = pd.read_csv(tmp_path / "evals_scores.csv")
+    np.testing.assert_allclose(written["evaluations.gpt4"], (3 * score - (score > 1)) / 3)
+    _, command = doctor([str(tmp_path / "evals_scores.csv")], capsys)
+    assert command[command.index("--judge") + 1] == "evaluations.gpt4"

@@ -58,6 +58,7 @@ from bacon_bayes.scale import (
     open_scale,
     scale_args,
 )
+from bacon_bayes.words import PACKED
 
 __all__ = ["Profile", "profile"]
 
@@ -557,6 +558,11 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         # table's score column is told once it is read; --judge on it is refused as long)
         if failed:
             return [f"nothing yet: no judge column found; {held}"]
+        if packed := [c for c, why in r.left_out.items() if why.startswith(PACKED)]:
+            return [
+                f"nothing yet: no judge column found; {names_text(map(repr, packed))}: "
+                f"{PACKED} (above), which its fix writes as numbers"
+            ]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:

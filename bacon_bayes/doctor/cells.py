@@ -277,7 +277,8 @@ def doctor_again(read: str, path: str, what: str, code: str, after: str = "") ->
     from bacon_bayes.study.folder import file_stem
 
     out = unused_name(f"{file_stem(path)}_{what}")
-    line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
+    via = "from bacon_bayes.readers import read_any; " * read.startswith("read_any(")
+    line = pandas_command(f"{via}df = {read}; {code}; df.to_csv({out!r}, index=False)")
     return f"{line}, then bacon doctor {shlex.quote(out)}{after}"
 
 
@@ -348,7 +349,6 @@ def letter_columns(
     where neither tells), and a shell line writing every such column so into
     ``<stem>_numbers.csv`` with the doctor to run on it (``file`` read by ``read``; else
     the pandas to run)."""
-    from bacon_bayes.csv_format import pandas_command
     from bacon_bayes.doctor.names import PROMPT_HINT
     from bacon_bayes.letters import (
         LETTER_LABELS,
@@ -358,7 +358,6 @@ def letter_columns(
         map_text,
         partition_like,
     )
-    from bacon_bayes.study.folder import file_stem
 
     found: dict[str, tuple[list[str], str, bool]] = {}
     for c in map(str, frame.columns):
@@ -395,9 +394,7 @@ def letter_columns(
         return {}
     code = "; ".join(how.split("; ")[0] for _, how, _ in found.values())
     if file is not None and read is not None:
-        out = f"{file_stem(file)}_numbers.csv"
-        line = pandas_command(f"df = {read}; {code}; df.to_csv({out!r}, index=False)")
-        fix = f"{line}, then bacon doctor {shlex.quote(out)}"
+        fix = doctor_again(read, file, "numbers", code)
     else:
         fix = f"e.g. in pandas: {code}"
     return {

@@ -347,10 +347,12 @@ def _find_failed_scores(
     points = "semicolon-separated" in str(frame.attrs.get("read as", ""))  # decimal points
     # labels written as words: the line that maps them to numbers, and doctor on its file
     mapped = None if read is None or file is None else partial(doctor_again, read, file, "levels")
+    # a JSON file's lists and objects: read as bacon reads it (pandas flattens no objects)
+    unpack = None if file is None else partial(doctor_again, read or f"read_any({file!r})[0]", file)
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
-        if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c))):
+        if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c), unpack)):
             roles.left_out[str(c)] = f"{packed}; left out of the judges and the command until then"
             continue
         cells = text_cells(frame, c, meta.format)
