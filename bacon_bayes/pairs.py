@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 #: wins would misread
 VERDICT_HELP = (
     "write A, B or tie (also left / right, model_a / model_b, Assistant A / Assistant B, "
+    "Response 1 / Response 2, "
     "tie (bothbad), draw, =, "
     "Arena-Hard's A>B / A=B / B>A; or 1 = A wins, 0 = B wins, 0.5 = tie; a coding of 1 / 2 "
     "for the first / second answer is not read: write it as A / B)"
@@ -60,8 +61,8 @@ VERDICTS: dict[str, float] = {
     **{
         f"{who}{side}": v
         for who in ("assistant ", "response ", "model ", "answer ", "output ")
-        for side, v in (("a", 1.0), ("b", 0.0), ("(a)", 1.0), ("(b)", 0.0))
-    },
+        for side, v in (("a", 1.0), ("b", 0.0), ("(a)", 1.0), ("(b)", 0.0), ("1", 1.0), ("2", 0.0))
+    },  # "Response 1" / "Response 2": the first / second answer shown, named with its word
     "[[a]]": 1.0,  # the MT-Bench / FastChat pair judge's raw verdicts ([[C]]: a tie)
     "[[b]]": 0.0,
     "[[c]]": 0.5,

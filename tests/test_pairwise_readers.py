@@ -414,3 +414,48 @@ def test_a_judge_naming_the_assistant_it_prefers_is_read(tmp_path: Path, capsys)
     assert main(["doctor", str(tmp_path / "votes.csv")]) == 0
     out = capsys.readouterr().out
     assert "not verdicts" not in out and "--judge claude" in out, out
+
+
+def test_a_table_of_preferences_named_by_position_is_read_as_comparisons(
+    tmp_path: Path, capsys
+) -> None:
+    """Walk of session 58 (Arena votes exported as a preference sheet): judges writing
+    ``Response 1`` / ``Response 2`` / ``Tie``, models in ``model_1`` / ``model_2`` and the
+    people's votes in ``annotator_choice`` (Arena's ``model_a``, ``tie (bothbad)``) were
+    refused: "has no judge verdict columns". The words name the first and second answer
+    shown (a bare 1 / 2 stays unread: 0 may be a tie there); doctor reads the table as
+    comparisons, the sparse verdict column as the votes, and prints an estimate that runs."""
+    import shlex
+
+    from bacon_bayes.cli import main
+    from bacon_bayes.readers.pairwise import to_verdict
+
+    said = ("Response 1", "response 2", "Output 1", "Answer 2", "Tie")
+    assert [to_verdict(v) for v in said] == ["A", "B", "A", "B", "tie"]
+    with pytest.raises(ValidationError):
+        to_verdict("2")
+    rng = np.random.default_rng(4)
+    n = 300
+    models = np.array(["m1", "m2", "m3", "m4"])
+    a = rng.integers(0, 4, n)
+    b = (a + rng.integers(1, 4, n)) % 4
+    truth = rng.choice(["A", "B", "tie"], n, p=[0.45, 0.4, 0.15])
+    arena = {"A": "model_a", "B": "model_b", "tie": "tie (bothbad)"}
+    words = {"A": "Response 1", "B": "Response 2", "tie": "Tie"}
+    judge = np.where(rng.random(n) < 0.8, truth, rng.choice(["A", "B", "tie"], n))
+    pd.DataFrame(
+        {
+            "question_id": [f"q{k % 60}" for k in range(n)],
+            "model_1": models[a],
+            "model_2": models[b],
+            "gpt4_preference": [words[v] for v in judge],
+            "annotator_choice": [arena[v] if rng.random() < 0.3 else None for v in truth],
+        }
+    ).to_csv(tmp_path / "prefs.csv", index=False)
+    assert main(["doctor", str(tmp_path / "prefs.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "read as comparisons (--pairwise --model-a model_1 --model-b model_2)" in out
+    assert "column 'annotator_choice': read as the human votes" in out
+    command = shlex.split(out.split("run (")[1].splitlines()[1])
+    assert "--judge" in command and command[command.index("--judge") + 1] == "gpt4_preference"
+    assert main(command[1:]) == 0
