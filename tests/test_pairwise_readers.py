@@ -383,6 +383,19 @@ def test_left_and_right_are_votes_and_a_one_two_coding_is_refused() -> None:
         )
 
 
+MODELS = np.array(["m1", "m2", "m3", "m4"])
+
+
+def _comparisons(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+    """``n`` comparisons of two of :data:`MODELS` (codes of A and B), the true verdicts and
+    a judge's, right 80% of the time."""
+    a = rng.integers(0, 4, n)
+    b = (a + rng.integers(1, 4, n)) % 4
+    truth = rng.choice(["A", "B", "tie"], n, p=[0.45, 0.4, 0.15])
+    judge = np.where(rng.random(n) < 0.8, truth, rng.choice(["A", "B", "tie"], n))
+    return a, b, truth, judge
+
+
 def test_a_judge_naming_the_assistant_it_prefers_is_read(tmp_path: Path, capsys) -> None:
     """Walk of tables nobody prepared (Arena, session 51): a judge column of MT-Bench-style
     replies (``Assistant A`` / ``Assistant B`` / ``Tie``) was left out of the judges ("holds
@@ -395,17 +408,13 @@ def test_a_judge_naming_the_assistant_it_prefers_is_read(tmp_path: Path, capsys)
     assert [to_verdict(v) for v in said] == ["A", "B", "A", "B", "B", "tie"]
     rng = np.random.default_rng(2)
     n = 240
-    models = np.array(["m1", "m2", "m3", "m4"])
-    a = rng.integers(0, 4, n)
-    b = (a + rng.integers(1, 4, n)) % 4
-    truth = rng.choice(["A", "B", "tie"], n, p=[0.45, 0.4, 0.15])
+    a, b, truth, judge = _comparisons(rng, n)
     vote = np.where(rng.random(n) < 0.3, truth, "")
-    judge = np.where(rng.random(n) < 0.8, truth, rng.choice(["A", "B", "tie"], n))
     words = {"A": "Assistant A", "B": "Assistant B", "tie": "Tie"}
     pd.DataFrame(
         {
-            "model_a": models[a],
-            "model_b": models[b],
+            "model_a": MODELS[a],
+            "model_b": MODELS[b],
             "winner": vote,
             "claude": [words[v] for v in judge],
             "gpt4": [f"[[{v if v != 'tie' else 'C'}]]" for v in judge[::-1]],
@@ -436,18 +445,14 @@ def test_a_table_of_preferences_named_by_position_is_read_as_comparisons(
         to_verdict("2")
     rng = np.random.default_rng(4)
     n = 300
-    models = np.array(["m1", "m2", "m3", "m4"])
-    a = rng.integers(0, 4, n)
-    b = (a + rng.integers(1, 4, n)) % 4
-    truth = rng.choice(["A", "B", "tie"], n, p=[0.45, 0.4, 0.15])
+    a, b, truth, judge = _comparisons(rng, n)
     arena = {"A": "model_a", "B": "model_b", "tie": "tie (bothbad)"}
     words = {"A": "Response 1", "B": "Response 2", "tie": "Tie"}
-    judge = np.where(rng.random(n) < 0.8, truth, rng.choice(["A", "B", "tie"], n))
     pd.DataFrame(
         {
             "question_id": [f"q{k % 60}" for k in range(n)],
-            "model_1": models[a],
-            "model_2": models[b],
+            "model_1": MODELS[a],
+            "model_2": MODELS[b],
             "gpt4_preference": [words[v] for v in judge],
             "annotator_choice": [arena[v] if rng.random() < 0.3 else None for v in truth],
         }
