@@ -201,6 +201,9 @@ def test_no_sample_command_for_labels_joined_from_another_file_says_why(
     assert main(["plan", "pool_labeled.csv", *read, "--half-width", "0.04"]) == 0
     (words,) = run_lines(capsys.readouterr().out)
     assert main(words) == 0, capsys.readouterr().err
+    # session 58: the join's file never replaces one in the folder (it wrote over it)
+    assert main(["plan", "pool.csv", *read, "--labels", "labels.csv", "--half-width", "0.1"]) == 0
+    assert "and run bacon plan on pool_labeled2.csv" in " ".join(capsys.readouterr().out.split())
 
 
 def test_an_error_score_scale_runs_through_the_study(tmp_path, capsys, monkeypatch):

@@ -233,9 +233,11 @@ def labels_join_line(
     pool: str | Path, labels_file: str | Path, label: str | None, item: str | None
 ) -> tuple[str, str, str] | None:
     """The shell line (``python -c ...``) that joins the labels of ``labels_file`` onto the
-    pool file ``pool`` by id and writes ``POOL_labeled.csv``, with that file's name and the
-    label column; None where it cannot be written (a study folder, a file that is no CSV
-    or Parquet table, the label column already in the pool, no id column found)."""
+    pool file ``pool`` by id and writes ``POOL_labeled.csv`` (``POOL_labeled2.csv``...
+    where that file exists), with that file's name and the label column; None where it
+    cannot be written (a study folder, a file that is no CSV or Parquet table, the label
+    column already in the pool, no id column found)."""
+    from bacon_bayes.doctor.cells import unused_name
     from bacon_bayes.io import read_table
     from bacon_bayes.readers.labels import _id_columns, key_column, label_column, read_labels
     from bacon_bayes.study.folder import file_stem
@@ -250,7 +252,7 @@ def labels_join_line(
         return None
     if label in frame.columns or label not in labels.columns or source.is_dir():
         return None
-    out = file_stem(source) + "_labeled.csv"
+    out = unused_name(file_stem(source) + "_labeled")  # never a file the user has
     rename = f".rename(columns={{{theirs!r}: {key!r}}})" if theirs != key else ""
     line = pandas_command(
         f"df = {pandas_read(source)}; lab = {pandas_read(path)}{rename}[[{key!r}, {label!r}]]; "
