@@ -498,3 +498,11 @@ def write_output(
     ) as out:
         write(out.path)
         return out.written()
+
+
+def unused_name(stem: str, ending: str = ".csv") -> str:
+    """``<stem><ending>``, or ``<stem>2<ending>``... where that file exists (``stem`` read
+    from the working folder): the file a line bacon prints writes never replaces one the
+    user has."""
+    names = (f"{stem}{k}{ending}" for k in ["", *range(2, 1000)])
+    return next(n for n in names if not Path(n).exists())

@@ -145,7 +145,7 @@ def _long_before_labels(
     import shlex
 
     from bacon_bayes.doctor import profile
-    from bacon_bayes.doctor.cells import unused_name
+    from bacon_bayes.outputs import unused_name
 
     if args.item is not None and args.item not in frame.columns:
         return False  # an id column the table lacks: the join's error says so
@@ -183,8 +183,8 @@ def _labels_with_id(path: str, key: list[str]) -> tuple[str, str] | None:
     from pathlib import Path
 
     from bacon_bayes.csv_format import pandas_command, pandas_read
-    from bacon_bayes.doctor.cells import unused_name
     from bacon_bayes.doctor.long import keyed_id
+    from bacon_bayes.outputs import unused_name
     from bacon_bayes.readers.labels import read_labels
     from bacon_bayes.study.folder import file_stem
 

@@ -237,8 +237,8 @@ def labels_join_line(
     where that file exists), with that file's name and the label column; None where it
     cannot be written (a study folder, a file that is no CSV or Parquet table, the label
     column already in the pool, no id column found)."""
-    from bacon_bayes.doctor.cells import unused_name
     from bacon_bayes.io import read_table
+    from bacon_bayes.outputs import unused_name
     from bacon_bayes.readers.labels import _id_columns, key_column, label_column, read_labels
     from bacon_bayes.study.folder import file_stem
 
@@ -288,6 +288,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     """A line of Python that writes the pool with an id column: the group and prompt
     joined when they name each row once (WMT22's system and seg_id), else the row number."""
     from bacon_bayes.io import ITEM_COLUMNS, read_table
+    from bacon_bayes.outputs import unused_name
     from bacon_bayes.study.folder import file_stem
 
     pair = [c for c in (args.group, getattr(args, "prompt", None)) if c]
@@ -301,7 +302,7 @@ def _add_ids(args: argparse.Namespace, source: Path) -> str:
     judges = [str(j) for j in file_judge_columns(args.judge, source, required=False)]
     unscored = bool(judges) and bool(frame[judges].isna().all(axis=1).any())
     drop = f"df = df.dropna(subset={judges!r}, how='all'); " if unscored else ""
-    out = Path(file_stem(source) + "_ids.csv")  # here: a data folder may be shared
+    out = Path(unused_name(file_stem(source) + "_ids"))  # here: a data folder may be shared
     # a name the table does not hold (its `id` may repeat), found by sample as the id
     name = next((c for c in ITEM_COLUMNS if c not in frame.columns), "row_id")
     item = "" if name in ITEM_COLUMNS else f" --item {name}"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pandas as pd
 
@@ -20,6 +19,7 @@ from bacon_bayes.order import (
     spelling_variants,
     spellings_text,
 )
+from bacon_bayes.outputs import unused_name
 from bacon_bayes.words import as_numbers, fraction_fix, says_missing, word_levels
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
@@ -258,13 +258,6 @@ def one_spelling_line(path: str, columns: list[str], what: str) -> str:
         "df[cols] = df[cols].apply(lambda s: key(s).map(one))"
     )
     return f"its most frequent spelling: {doctor_again(pandas_read(path), path, what, code)}"
-
-
-def unused_name(stem: str) -> str:
-    """``<stem>.csv``, or ``<stem>2.csv``... where that file exists in the working folder:
-    the file a printed line writes never replaces one the user has."""
-    names = (f"{stem}{k}.csv" for k in ["", *range(2, 1000)])
-    return next(n for n in names if not Path(n).exists())
 
 
 def doctor_again(read: str, path: str, what: str, code: str, after: str = "") -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.csv_format import pandas_command, pandas_read
-from bacon_bayes.doctor.cells import FAILED, is_str, numeric, unused_name
+from bacon_bayes.doctor.cells import FAILED, is_str, numeric
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -35,6 +35,7 @@ from bacon_bayes.doctor.strings import (
     text_width,
 )
 from bacon_bayes.io import item_name
+from bacon_bayes.outputs import unused_name
 
 if TYPE_CHECKING:
     from bacon_bayes.doctor.roles import Roles

@@ -16,6 +16,7 @@ from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import doctor_again, is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
 from bacon_bayes.io import file_line, item_name, plural_places, row_place
+from bacon_bayes.outputs import unused_name
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -158,14 +159,14 @@ def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | No
     from bacon_bayes.study.folder import file_stem
 
     if kind == "parquet":
-        out = file_stem(path) + "_no_summary.parquet"
+        out = unused_name(file_stem(path) + "_no_summary", ".parquet")
         code = f"pd.read_parquet({str(path)!r}).iloc[:-{rows}].to_parquet({out!r}, index=False)"
         return pandas_command(code), out
     if kind not in ("csv", "tsv"):
         return None
     how = csv_options(path)
     sep = how.get("sep", ",")
-    out = file_stem(path) + ("_no_summary.tsv" if sep == "\t" else "_no_summary.csv")
+    out = unused_name(file_stem(path) + "_no_summary", ".tsv" if sep == "\t" else ".csv")
     code = (
         read_csv_call(path, how, ", dtype=str, keep_default_na=False")
         + f".iloc[:-{rows}].to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
@@ -447,7 +448,7 @@ def copied_rows(
         from bacon_bayes.csv_format import python_command
         from bacon_bayes.study.folder import file_stem
 
-        out = file_stem(path) + "_unique.csv"
+        out = unused_name(file_stem(path) + "_unique")
         line = python_command(
             "from bacon_bayes.readers import read_any; "
             f"read_any({str(path)!r})[0].drop_duplicates().to_csv({out!r}, index=False)"
@@ -496,7 +497,7 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
 
         how = csv_options(path)
         skip = int(how.pop("skiprows", 0))
-        out = file_stem(path) + "_no_units.csv"
+        out = unused_name(file_stem(path) + "_no_units")
         code = (
             read_csv_call(path, how, f", skiprows={[*range(skip), skip + 1]!r}")
             + f".to_csv({out!r}, index=False)"

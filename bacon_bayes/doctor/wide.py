@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bacon_bayes.doctor.cells import unused_name
 from bacon_bayes.doctor.names import ASPECT_WORDS, LABEL_HINT
+from bacon_bayes.outputs import unused_name
 
 #: the fewest systems that make a grid of columns a table wide by system
 MIN_SYSTEMS = 3

@@ -12,6 +12,7 @@ import pandas as pd
 
 from bacon_bayes.errors import RepeatedIdError, ValidationError
 from bacon_bayes.io import item_name, plural_places, read_table, row_place
+from bacon_bayes.outputs import unused_name
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
 from bacon_bayes.words import bools_as_floats, id_text
@@ -181,7 +182,7 @@ def _composite_key(
             f"--item {new}."
         )
     table, labels_path = (Path(p) for p in paths)
-    outs = [f"{p.name.split('.')[0]}_keyed.csv" for p in (table, labels_path)]
+    outs = [unused_name(f"{p.name.split('.')[0]}_keyed") for p in (table, labels_path)]
     code = (
         "key = lambda df, cols: df[cols].astype(str).agg('|'.join, axis=1); "
         f"t = {pandas_read(table)}"
@@ -506,7 +507,7 @@ def _mean_line(path: str | Path, key: str, label: str) -> str:
     ending = next((e for e in (".csv", ".csv.gz", ".tsv", ".parquet") if str(path).endswith(e)), "")
     if not ending:
         return ""
-    out = f"{Path(path).name.removesuffix(ending)}_mean.csv"
+    out = unused_name(f"{Path(path).name.removesuffix(ending)}_mean")
     line = pandas_command(
         f"lab = {pandas_read(path)}; lab.groupby({key!r}, as_index=False)[{label!r}].mean()"
         f".to_csv({out!r}, index=False)"
@@ -534,7 +535,7 @@ def restore_zeros(
     ending = next((e for e in (".csv", ".csv.gz", ".tsv") if name.lower().endswith(e)), "")
     if not ending:
         return ""
-    out = str(Path(path).with_name(f"{name[: -len(ending)]}_ids.csv"))
+    out = unused_name(str(Path(path).with_name(f"{name[: -len(ending)]}_ids")))
     line = pandas_command(
         f"df = {pandas_read(path, text=True)}; df[{column!r}] = "
         f"df[{column!r}].str.strip().str.zfill({width}); df.to_csv({out!r}, index=False)"
