@@ -289,8 +289,10 @@ def profile(
         read=read_call(file, meta.format),
         file=file,
     )
-    if labels is not None and roles.label is not None:  # the doctor it prints joins them too
-        joined = f" --labels {shlex.quote(labels)} --label {shlex.quote(roles.label)}"
+    # the doctor a printed line ends with joins the same labels
+    joined = "" if labels is None else f" --labels {shlex.quote(str(labels))}"
+    joined += f" --label {shlex.quote(str(roles.label))}" if labels and roles.label else ""
+    if labels is not None and roles.label is not None:
         for c, why in roles.left_out.items():
             roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) else why
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
@@ -382,8 +384,6 @@ def profile(
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
         judged = kept[roles.judges].reset_index(drop=True)
         whole = read_call(file, meta.format)  # the judges are FILE's, labels joined or not
-        joined = "" if labels is None else f" --labels {shlex.quote(str(labels))}"
-        joined += f" --label {shlex.quote(str(roles.label))}" if labels and roles.label else ""
         twins = (
             None
             if whole is None or roles.long
