@@ -637,8 +637,9 @@ def test_a_table_wide_by_system_is_written_one_row_per_answer(tmp_path, capsys, 
     run_python_line(flat)
     back = pd.read_csv("by_system_answers.csv")
     assert len(back) == len(table) and set(back.columns) == {
-        "doc_id", "system", "gpt4", "gpt35", "human"
+        "id", "doc_id", "system", "gpt4", "gpt35", "human"
     }  # fmt: skip
+    assert not back["id"].duplicated().any()
     joined = back.merge(table, on=["doc_id", "system"], suffixes=("", "_t"))
     np.testing.assert_array_equal(joined["human"], joined["relevance"])
     np.testing.assert_array_equal(joined["gpt4"], joined["gpt4_t"])
@@ -651,6 +652,31 @@ def test_a_table_wide_by_system_is_written_one_row_per_answer(tmp_path, capsys, 
 
 
 ASPECTS = ("relevance", "coherence", "fluency")
+
+
+def test_a_table_wide_by_system_without_labels_gets_a_pilot_of_answers(
+    tmp_path, capsys, monkeypatch
+):
+    """Walk of session 58: the same spreadsheet with two judges and no labels yet got
+    ``bacon sample`` on its documents, with every system's judge column as a judge (24
+    judges). Doctor prints the line that writes one row per answer, each with an id, and
+    on that file the pilot's sample command, which runs."""
+    monkeypatch.chdir(tmp_path)
+    wide = _by_system(relevance_table())
+    wide = wide[[c for c in wide.columns if not c.endswith("_human")]]
+    wide.to_csv("runs.csv", index=False)
+    out = doctor(Path("runs.csv"), capsys)
+    flat = " ".join(out.split())
+    assert "nothing yet: columns named by system and rater: 12 systems" in flat, flat
+    assert "bacon sample" not in flat
+    run_python_line(flat)
+    again = doctor(Path("runs_answers.csv"), capsys)
+    lines = again.splitlines()
+    words = shlex.split(lines[lines.index("run, to draw the first items to label:") + 1])
+    assert words[:3] == ["bacon", "sample", "runs_answers.csv"]
+    assert words[words.index("--item") + 1] == "id"
+    assert words[words.index("--group") + 1] == "system"
+    assert main(words[1:]) == 0
 
 
 def test_raters_first_or_raters_by_aspect_are_told_apart() -> None:
@@ -675,3 +701,8 @@ def test_raters_first_or_raters_by_aspect_are_told_apart() -> None:
         {f"{who}_{aspect}": np.arange(12.0) for who in ("human", "gpt4") for aspect in ASPECTS}
     )
     assert system_grid(one_human) is None
+    judges_by_aspect = one_human[[c for c in one_human.columns if c.startswith("gpt4")]]
+    judges_by_aspect = judges_by_aspect.assign(**{f"claude_{a}": 1.0 for a in ASPECTS})
+    assert system_grid(judges_by_aspect, unlabeled=True) is None
+    one_judge = pd.DataFrame({f"M{k}_gpt4": np.arange(12.0) for k in range(8)})
+    assert system_grid(one_judge, unlabeled=True) is None  # one rater: too little to tell

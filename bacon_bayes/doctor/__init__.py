@@ -298,7 +298,11 @@ def profile(
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     read = None if labels else read_call(file, meta.format)  # a joined table: not the file
     p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format, read, file)) if b]
-    wide = "" if roles.group or roles.long or labels else wide_by_system(frame, read, file)
+    wide = (
+        ""
+        if roles.group or roles.long or labels
+        else wide_by_system(frame, read, file, unlabeled=roles.label is None)
+    )
     p.blocked += [wide] * bool(wide)  # M10_gpt4, M10_human, ...: the other notes wait
     p.read_as = str(frame.attrs.get("read as", ""))
     y = frame[roles.label].to_numpy(dtype=float) if roles.label else None

@@ -33,13 +33,15 @@ class SystemGrid:
     columns: list[str]
 
 
-def system_grid(frame: pd.DataFrame) -> SystemGrid | None:
+def system_grid(frame: pd.DataFrame, unlabeled: bool = False) -> SystemGrid | None:
     """The columns of ``frame`` that make it wide by system, or None: numeric columns
     named ``<system><sep><rater>`` (or ``<rater><sep><system>``) where a human's rater
     (its name says so: ``human``, ``label``, ``gold``, ...) and a judge's each have a
     column for the same :data:`MIN_SYSTEMS` systems at least, no system's name reads as a
     human's and most are no aspect's (``expert1_relevance``, ``gpt4_relevance``,
-    ``expert1_fluency``: raters by aspects, :data:`~.names.ASPECT_WORDS`)."""
+    ``expert1_fluency``: raters by aspects, :data:`~.names.ASPECT_WORDS`). ``unlabeled``:
+    the table has no labels yet, and two judges' raters sharing the systems make one
+    (``M10_gpt4``, ``M10_llama``, ...: the pilot's labels are still to come)."""
     names = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
     best: SystemGrid | None = None
     for sep in SEPARATORS:
@@ -54,10 +56,13 @@ def system_grid(frame: pd.DataFrame) -> SystemGrid | None:
             raters = [r for r, s in by_rater.items() if len(s) >= MIN_SYSTEMS]
             human = [r for r in raters if LABEL_HINT.search(r)]
             judges = [r for r in raters if r not in human]
-            if not human or not judges:
+            judged = [s for r in judges for s in by_rater[r]]
+            if human and judges:
+                shared = {s for r in human for s in by_rater[r]} & set(judged)
+            elif unlabeled and not human and len(judges) >= 2:
+                shared = {s for s in judged if judged.count(s) >= 2}
+            else:
                 continue
-            labeled = {s for r in human for s in by_rater[r]}
-            shared = labeled & {s for r in judges for s in by_rater[r]}
             if len(shared) < MIN_SYSTEMS or any(LABEL_HINT.search(s) for s in shared):
                 continue
             if sum(s.strip().lower() in ASPECT_WORDS for s in shared) > len(shared) / 2:
@@ -74,20 +79,24 @@ def system_grid(frame: pd.DataFrame) -> SystemGrid | None:
     return best
 
 
-def wide_by_system(frame: pd.DataFrame, read: str | None, path: str) -> str:
+def wide_by_system(
+    frame: pd.DataFrame, read: str | None, path: str, unlabeled: bool = False
+) -> str:
     """What ``bacon doctor`` says of a table wide by system (:func:`system_grid`), with
     the line that writes it one row per answer (``read``: the pandas call that reads the
-    file at ``path``; None: the pandas to run on it); "" for any other table."""
+    file at ``path``; None: the pandas to run on it; ``unlabeled``: the table has no
+    labels, :func:`system_grid`); "" for any other table."""
     from bacon_bayes.csv_format import pandas_command
     from bacon_bayes.study.folder import file_stem
 
-    grid = system_grid(frame)
+    grid = system_grid(frame, unlabeled)
     if grid is None:
         return ""
     rest = [str(c) for c in frame.columns if str(c) not in grid.columns]
     group = next(n for n in ("system", "system_", "system__") if n not in frame.columns)
     keyed = bool(rest) and not frame[rest].duplicated().any()
     out = unused_name(f"{file_stem(path)}_answers")
+    key = next(n for n in ("id", "answer_id", "answer_id_") if n not in frame.columns)
     split = f"['{group}', 'rater']" if grid.system_first else f"['rater', '{group}']"
     code = (
         ("" if keyed else "df.insert(0, 'prompt', range(1, len(df) + 1)); ")
@@ -97,14 +106,15 @@ def wide_by_system(frame: pd.DataFrame, read: str | None, path: str) -> str:
         + f"long[{split}] = long['_col'].str.extract(pat); "
         + "keys = [c for c in long.columns if c not in ('_col', '_v', 'rater')]; "
         + "df = long.pivot(index=keys, columns='rater', values='_v').reset_index(); "
-        + f"df.columns.name = None; df.to_csv({out!r}, index=False)"
+        + f"df.columns.name = None; df.insert(0, {key!r}, df[keys].astype(str).agg('|'.join, "
+        + f"axis=1)); df.to_csv({out!r}, index=False)"
     )
     shown = ", ".join(grid.systems[:6]) + (", ..." if len(grid.systems) > 6 else "")
     what = (
         f"columns named by system and rater: {len(grid.systems)} systems ({shown}) by "
         f"{', '.join(grid.raters)}; each row a prompt, while bacon reads one row per answer "
         "(a prompt and a system) with one column per rater, the systems in a column of "
-        "their own (the group)"
+        f"their own (the group), each answer with an id ({key!r}: its prompt and system)"
     )
     if read is None:
         return f"{what}. Write it so, with pandas: import re; {code.replace(out, 'answers.csv')}"
