@@ -83,6 +83,8 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
         return None
     try:  # a column of ids or texts is turned away by its first rows, unread
         head = column.iloc[:_PEEK].dropna().astype(str).tolist()
+        if _most(head, _STAR_START) and (stars := _stars(column)) is not None:
+            return stars
         if _most(head, _PERCENT_RE) and (percent := _percents(column)) is not None:
             return percent
         if _most(head, _FRACTION_RE) and (fraction := _fractions(column)) is not None:
@@ -130,6 +132,26 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
 
 
 _PERCENT_RE, _FRACTION_RE, _NAMED_RE = map(re.compile, (_PERCENT, _FRACTION, _NAMED))
+#: a rating written as stars, filled then empty (``★★★★☆``, ``⭐⭐⭐``), read as the filled
+_STARS_RE = re.compile("\\s*(?:[\u2605\u2b50]\ufe0f?)*\u2606*\\s*")
+_FILLED = re.compile("[\u2605\u2b50]")
+_STAR_START = re.compile("\\s*[\u2605\u2b50\u2606]")  # the screen: a star first
+
+
+def _stars(column: pd.Series) -> tuple[pd.Series, str] | None:
+    """:func:`word_numbers` of a column of ratings written as stars (every filled cell
+    filled stars then empty ones, one star at least), read as the number of filled stars;
+    else None."""
+    text = column.dropna().astype(str)
+    if text.empty or not all(_STARS_RE.fullmatch(v) and v.strip() for v in text):
+        return None
+    number = column.map(lambda v: float(len(_FILLED.findall(v))) if isinstance(v, str) else v)
+    first = number.first_valid_index()
+    top = max(len(re.findall("[\u2605\u2b50\u2606]", v)) for v in text)
+    said = f"{str(column[first]).strip()!r} = {number[first]:g}, of {top} stars"
+    return number.astype(float), f"read as numbers, the filled stars counted ({said})"
+
+
 _REPLY_RE = re.compile(_REPLY, re.IGNORECASE)
 _OUT_OF = re.compile(r"out\s+of", re.IGNORECASE)
 

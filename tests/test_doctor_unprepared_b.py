@@ -317,3 +317,18 @@ def test_runs_in_a_json_file_are_averaged_by_a_line_that_reads_it_as_bacon_does(
     np.testing.assert_allclose(written["evaluations.gpt4"], (3 * score - (score > 1)) / 3)
     _, command = doctor([str(tmp_path / "evals_scores.csv")], capsys)
     assert command[command.index("--judge") + 1] == "evaluations.gpt4"
+
+
+def test_labels_written_as_stars_are_found_and_estimated(tmp_path, capsys) -> None:
+    """Walk of session 58: labels from a rating widget (``★★★★☆``) were left out as "a
+    category, not a prompt", and doctor offered a pilot as if no item were labeled. They
+    are the label, read as the filled stars, and the printed estimate runs."""
+    frame = _table(labeled=100)
+    frame["human"] = _rating(frame, 0.7, 1)
+    stars = frame["human"].map(lambda v: None if np.isnan(v) else "★" * int(v) + "☆" * (5 - int(v)))
+    path = tmp_path / "stars.csv"
+    frame.assign(human=stars).to_csv(path, index=False)
+    out, command = doctor([str(path)], capsys)
+    assert "the filled stars counted" in out and "--label" in command
+    assert command[command.index("--label") + 1] == "human"
+    assert main([*command, "--engine", "freq"]) == 0

@@ -75,3 +75,18 @@ def test_inspect_ai_grades_are_read_as_inspect_ai_reads_them() -> None:
     for cells in (["C", "C", "P"], ["C", "I", "B"], ["c", "i", "c"]):
         read = words.word_numbers(pd.Series(cells, dtype=object))
         assert read is None or "inspect_ai" not in read[1], cells
+
+
+def test_ratings_written_as_stars_are_read_as_the_filled_stars() -> None:
+    """Walk of session 58: a label column exported from a rating widget (``★★★★☆``) was
+    "a category, not a prompt" and doctor said the table had no labels. Stars read as the
+    number filled (emoji stars too, an empty rating 0); text with a star is no rating,
+    and a column of ids or texts is not scanned past its first cells."""
+    read = words.word_numbers(pd.Series(["★★★☆☆", "★★★★★", None, "⭐⭐", "☆☆☆☆☆"], dtype=object))
+    assert read is not None
+    values, said = read
+    assert values.tolist()[:2] == [3.0, 5.0] and pd.isna(values.iloc[2])
+    assert values.tolist()[3:] == [2.0, 0.0]
+    assert said == "read as numbers, the filled stars counted ('★★★☆☆' = 3, of 5 stars)"
+    assert words.word_numbers(pd.Series(["★ good", "★★"], dtype=object)) is None
+    assert words.word_numbers(pd.Series(["☆★", "★★"], dtype=object)) is None
