@@ -19,7 +19,7 @@ import pandas as pd
 VERDICT_WORDS = {
     "yes": "no", "y": "n", "true": "false", "correct": "incorrect", "right": "wrong",
     "pass": "fail", "passed": "failed", "accept": "reject", "accepted": "rejected",
-    "good": "bad", "valid": "invalid",
+    "good": "bad", "valid": "invalid", "\U0001f44d": "\U0001f44e", "thumbs up": "thumbs down",
 }  # fmt: skip
 _VERDICT = {**dict.fromkeys(VERDICT_WORDS, 1.0), **dict.fromkeys(VERDICT_WORDS.values(), 0.0)}
 #: the five answers of a Likert agreement item, read as 1-5 in this order (any case; the

@@ -90,3 +90,12 @@ def test_ratings_written_as_stars_are_read_as_the_filled_stars() -> None:
     assert said == "read as numbers, the filled stars counted ('★★★☆☆' = 3, of 5 stars)"
     assert words.word_numbers(pd.Series(["★ good", "★★"], dtype=object)) is None
     assert words.word_numbers(pd.Series(["☆★", "★★"], dtype=object)) is None
+
+
+def test_thumbs_are_verdicts() -> None:
+    """Walk of session 58: feedback exported from a chat interface (👍 / 👎, or its words)
+    is a verdict, read as 1 / 0 and said so."""
+    read = words.word_numbers(pd.Series(["👍", "👎", None, "👍"], dtype=object))
+    assert read is not None and read[0].tolist()[:2] == [1.0, 0.0]
+    assert read[1] == "read from words, '👍' = 1, '👎' = 0"
+    assert words.word_numbers(pd.Series(["Thumbs up", "thumbs down"], dtype=object)) is not None
