@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.replies import reply_scores
+
 #: two-word verdicts read as 1 / 0 (any case, spaces around ignored): a person's or a
 #: judge's yes-or-no answer written as words
 VERDICT_WORDS = {
@@ -49,16 +51,6 @@ MOST_LEVELS = 10
 _PERCENT = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$"
 #: a score written out of its top (``4/5``, ``3.5 / 5``), read as the score written (4)
 _FRACTION = r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+)\s*$"
-#: a score as an LLM judge's reply writes it (``Score: 4/5``, ``Rating: 7 out of 10``,
-#: MT-Bench's ``[[3]]``, ``4 out of 5``, ``Final score = 4``), read as the score written
-#: (groups: the word before it, the score in double brackets, the score, its top)
-_REPLY = (
-    r"^\s*(?:((?:(?:final|overall|total)\s+)?(?:score|rating|grade)|overall|verdict)\s*[:=]\s*)?"
-    r"(?:\[\[\s*(\d+(?:\.\d+)?)\s*\]\]|(\d+(?:\.\d+)?)(?:\s*(?:/|out\s+of)\s*(\d+))?)"
-    r"\s*\.?\s*$"
-)
-
-
 #: inspect_ai's grade letters (``inspect_ai.scorer.CORRECT`` ...), read as its
 #: ``value_to_float`` reads them: correct 1, incorrect 0, partial credit 0.5, no answer 0
 GRADES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -89,7 +81,7 @@ def word_numbers(column: pd.Series) -> tuple[pd.Series, str] | None:
             return percent
         if _most(head, _FRACTION_RE) and (fraction := _fractions(column)) is not None:
             return fraction
-        if _most_replies(head) and (reply := _replies(column)) is not None:
+        if (reply := reply_scores(column, head)) is not None:
             return reply
         if _most(head, _NAMED_RE) and (named := _named_levels(column)) is not None:
             return named
@@ -152,10 +144,6 @@ def _stars(column: pd.Series) -> tuple[pd.Series, str] | None:
     return number.astype(float), f"read as numbers, the filled stars counted ({said})"
 
 
-_REPLY_RE = re.compile(_REPLY, re.IGNORECASE)
-_OUT_OF = re.compile(r"out\s+of", re.IGNORECASE)
-
-
 def _most(head: list[str], pattern: re.Pattern[str]) -> bool:
     """Whether more than half of ``head`` (the first filled cells as text) match
     ``pattern``: the test each of :func:`_percents`, :func:`_fractions` and
@@ -163,19 +151,6 @@ def _most(head: list[str], pattern: re.Pattern[str]) -> bool:
     Python's ``re``), done once on a list instead of by pandas for each, so that a
     column of ids or texts is turned away at a fraction of the cost."""
     return bool(head) and sum(pattern.match(v) is not None for v in head) > 0.5 * len(head)
-
-
-def _most_replies(head: list[str]) -> bool:
-    """:func:`_most` for :func:`_replies`: more than half of ``head`` a score with its word,
-    brackets or ``out of``, as :func:`_replies` counts them."""
-
-    def marked_score(v: str) -> bool:
-        m = _REPLY_RE.search(v)
-        if m is None or (m[2] is None and m[3] is None):
-            return False
-        return m[1] is not None or m[2] is not None or _OUT_OF.search(v) is not None
-
-    return bool(head) and sum(map(marked_score, head)) > 0.5 * len(head)
 
 
 def _grades(column: pd.Series, distinct: np.ndarray) -> tuple[pd.Series, str] | None:
@@ -261,33 +236,6 @@ def _fractions(column: pd.Series) -> tuple[pd.Series, str] | None:
     first = score.first_valid_index()
     said = f"{str(column[first]).strip()!r} = {score[first]:g}"
     return score, f"read as numbers, the top '/{tops[0]:g}' dropped ({said})"
-
-
-def _replies(column: pd.Series) -> tuple[pd.Series, str] | None:
-    """:func:`word_numbers` of a column of scores written as an LLM judge's reply gives
-    them (:data:`_REPLY`: ``Score: 4/5``, ``[[3]]``, ``Rating: 7 out of 10``; most of its
-    first filled cells such, each with its word, brackets or ``out of``, one word and one
-    top in every cell, none above it), read as the score written (4); else None."""
-    head = column.iloc[:_PEEK].dropna().astype(str)
-    flags = re.IGNORECASE
-    parts = head.str.extract(_REPLY, flags=flags)
-    marked = parts[0].notna() | parts[1].notna() | head.str.contains(r"out\s+of", case=False)
-    if head.empty or (parts[[1, 2]].notna().any(axis=1) & marked).mean() <= 0.5:
-        return None
-    text = column.astype(str).where(column.notna())
-    parts = text.str.extract(_REPLY, flags=flags)
-    score = parts[1].fillna(parts[2]).astype(float)
-    words = parts[0].dropna().str.lower().str.split().str.join(" ").unique()
-    tops = parts[3].dropna().astype(float).unique()
-    if len(words) > 1 or len(tops) > 1:  # 'Score: 4' beside 'Rating: 4', '4/5' beside '7/10'
-        return None
-    if len(tops) and (tops[0] < 2 or (score > tops[0]).any()):
-        return None
-    if len(tops) and parts[3].isna()[score.notna()].any():  # 'Score: 4/5' beside 'Score: 4'
-        return None
-    first = score.first_valid_index()
-    said = f"{str(column[first]).strip()!r} = {score[first]:g}"
-    return score, f"read as numbers from a judge's replies ({said})"
 
 
 def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:

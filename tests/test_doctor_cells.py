@@ -205,6 +205,48 @@ def test_scores_written_as_a_judges_reply_are_read(tmp_path, capsys, form) -> No
     assert _estimate(path, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
 
 
+@pytest.mark.parametrize(
+    "form",
+    [
+        "The answer is accurate and covers 3 of the 4 points.\n\nRating: [[{}]]",
+        "Coherence is fine (2 issues).\n**Score:** {}/5",
+        "Step 1: read it. Step 2: compare.\nThe final score is {}.",
+    ],
+)
+def test_whole_replies_with_their_score_marked_in_them_are_read(
+    tmp_path, capsys, monkeypatch, form
+) -> None:
+    """Walk of tables nobody prepared (session 59): an MT-Bench-style judge column keeps
+    the whole reply, its score at the end ('... Rating: [[8]]'). Doctor took one such
+    column for the responses' text and another for the prompt, and said "nothing yet: no
+    judge column found". Each reply reads as the last score marked in it; a reply with
+    none (a failure) is left empty and counted; estimate reads them alike."""
+    frame = _table()
+    failed = [4, 9]
+    plain = tmp_path / "plain.csv"
+    frame.assign(llm_a=frame["llm_a"].where(~frame.index.isin(failed))).to_csv(plain, index=False)
+    frame["llm_a"] = frame["llm_a"].map(lambda v: form.format(f"{v:g}")).astype(object)
+    frame.loc[failed, "llm_a"] = "I cannot evaluate this response."
+    path = tmp_path / "replies.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert "'I cannot evaluate this response.'" in _line(out, "left out", "llm_a"), out
+    monkeypatch.chdir(tmp_path)
+    run_python_line(out)
+    out, _ = doctor(["replies_scores.csv"], capsys)
+    assert "score marked in a judge's replies" in _line(out, "judge", "llm_a"), out
+    scores = tmp_path / "replies_scores.csv"
+    assert _estimate(scores, "llm_a", capsys) == _estimate(plain, "llm_a", capsys)
+
+
+def test_replies_marking_scores_out_of_two_tops_are_not_read() -> None:
+    """A column whose replies mark '4/5' in some and '7/10' in others has no one scale."""
+    from bacon_bayes.words import word_numbers
+
+    cells = pd.Series(["Fine overall. Score: 4/5", "Weak. Score: 7/10", "Good. Score: 5/5"] * 5)
+    assert word_numbers(cells) is None
+
+
 def test_replies_on_two_tops_or_ids_after_a_word_are_not_read_as_scores(tmp_path) -> None:
     """What the replies' reading leaves: scores out of two tops ('Score: 4/5' beside
     'Score: 7/10': no one scale), words that are no score's ('doc: 12', an id)."""

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bacon_bayes import words
+from bacon_bayes import replies, words
 
 CELLS = ["Score: 4/5", "[[3]]", "4 out of 5", "Rating: 7 out of 10", "85%", " 12 % ", "4/5",
          "3.5 / 5", "3 - Good", "4: Very good", "5) Excellent", "yes", "M8", "d000-M8", "",
@@ -20,8 +20,8 @@ CELLS = ["Score: 4/5", "[[3]]", "4 out of 5", "Rating: 7 out of 10", "85%", " 12
 
 
 def _pandas_replies(head: pd.Series) -> bool:
-    """The test :func:`bacon_bayes.words._replies` starts with, by pandas."""
-    parts = head.str.extract(words._REPLY, flags=re.IGNORECASE)
+    """The test :func:`bacon_bayes.replies._replies` starts with, by pandas."""
+    parts = head.str.extract(replies._REPLY, flags=re.IGNORECASE)
     marked = parts[0].notna() | parts[1].notna() | head.str.contains(r"out\s+of", case=False)
     return not head.empty and (parts[[1, 2]].notna().any(axis=1) & marked).mean() > 0.5
 
@@ -35,7 +35,7 @@ def test_the_list_screens_decide_as_pandas_does(cells: list[str], dtype: object)
     for text in (words._PERCENT, words._FRACTION, words._NAMED):
         by_pandas = not head.empty and head.str.match(text).mean() > 0.5
         assert words._most(listed, re.compile(text)) == by_pandas, (text, cells)
-    assert words._most_replies(listed) == _pandas_replies(head), cells
+    assert replies._most_replies(listed) == _pandas_replies(head), cells
 
 
 def test_a_column_of_replies_or_ids_reads_as_before() -> None:
