@@ -25,6 +25,7 @@ from bacon_bayes.doctor.cells import (
 )
 from bacon_bayes.doctor.names import HUMAN_PROTOCOL, LABEL_HINT, aspect_ratings
 from bacon_bayes.doctor.relation import label_rho
+from bacon_bayes.doctor.rows import id_with_repeats
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.scale import Scale, far_labels, infer_scale, label_codes
@@ -95,9 +96,10 @@ def choose_label(
         how = "from --labels" if joined else "--label"
         return LabelChoice(given, f"{how}: {n} of {len(frame)} rows labeled")
     sparse = []
+    ids = _repeated_ids(frame, item)
     for c in frame.columns:
         num = numeric(frame[c])
-        if num is not None and c != item and 2 <= num.notna().sum() < DENSE * len(frame):
+        if num is not None and c != item and num.notna().sum() >= 2 and _filled(num, ids) < DENSE:
             sparse.append(str(c))
     waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]
     sparse = [c for c in sparse if c not in waves] or sparse  # a wave column: no label
@@ -114,7 +116,7 @@ def choose_label(
             -frame[c].notna().sum(),
         )
     )
-    if human := _dense_human(frame, sparse, item):  # a wholly labeled table's label
+    if human := _dense_human(frame, sparse, item, ids):  # a wholly labeled table's label
         return LabelChoice(
             reason=f"none: {human!r} is named like a human rating and has a value on most rows",
             left_out={
@@ -187,7 +189,24 @@ def partial_judge(x: pd.Series, label: pd.Series, label_name: str, name: str) ->
     return bool((x.notna() & label.isna()).any() and x.notna().sum() > label.notna().sum())
 
 
-def _dense_human(frame: pd.DataFrame, sparse: list[str], item: str | None) -> str | None:
+def _repeated_ids(frame: pd.DataFrame, item: str | None) -> pd.Series | None:
+    """The items' ids where they repeat (one row per rater of an item: :mod:`.rows`),
+    whose share of labeled items, not of rows, tells a sparse label; else None."""
+    name = item if item is not None else id_with_repeats(frame, set())
+    ids = None if name is None else frame[name]
+    return None if ids is None or ids.is_unique else ids
+
+
+def _filled(values: pd.Series, ids: pd.Series | None) -> float:
+    """The share of rows with a value, or of the items with one on some row (``ids``)."""
+    if ids is None:
+        return float(values.notna().mean())
+    return float(values.notna().groupby(ids.to_numpy()).any().mean())
+
+
+def _dense_human(
+    frame: pd.DataFrame, sparse: list[str], item: str | None, ids: pd.Series | None
+) -> str | None:
     """A numeric column named like a human rating with a value on most rows (a wholly
     labeled table's labels) when no sparse candidate is named like a label: the sparse
     ones are then judges that scored part of the items, never the label on their own;
@@ -196,7 +215,7 @@ def _dense_human(frame: pd.DataFrame, sparse: list[str], item: str | None) -> st
         return None
     for c in map(str, frame.columns):
         num = numeric(frame[c]) if c != item and named_like_label(c) else None
-        if num is not None and num.notna().mean() >= DENSE and num.nunique() >= 2:
+        if num is not None and _filled(num, ids) >= DENSE and num.nunique() >= 2:
             return c
     return None
 
