@@ -444,6 +444,34 @@ def test_a_label_column_with_a_few_text_cells_is_named_with_the_fix(tmp_path, ca
     assert "--label 'human' holds labels but for 2 cell(s)" in err and "Traceback" not in err
 
 
+def test_a_label_column_s_unknown_marks_are_emptied_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of session 59: labels with '?' where nobody labeled (pandas reads no '?' as
+    empty) got the fix in words only, while a judge's failure cells got a line. One
+    line empties both; doctor on the file it writes prints the estimate command."""
+    from .printed import run_python_line
+
+    monkeypatch.chdir(tmp_path)
+    frame = messy_table()
+    unlabeled = np.flatnonzero(frame["human"].isna())
+    frame["human"] = frame["human"].astype(object)
+    frame.loc[unlabeled[::2], "human"] = "?"
+    judge = LLM_JUDGES[0]
+    frame[judge] = frame[judge].astype(object)
+    frame.loc[[3, 8], judge] = "error"
+    frame.to_csv("table.csv", index=False)
+    assert main(["doctor", "table.csv"]) == 0
+    can = section(capsys.readouterr().out, "what can be computed")
+    assert "write each item's label in them: " in can and "for the command" not in can, can
+    code = run_python_line(" ".join(can.split()))
+    assert "'human'" in code and repr(judge) in code
+    assert main(["doctor", "table_scores.csv"]) == 0
+    out = capsys.readouterr().out
+    run = out.split("\nrun:\n", 1)[1].split()
+    assert run[run.index("--label") + 1] == "human" and judge in run, out
+
+
 def test_the_summary_names_the_label_column_and_its_text_cells(tmp_path, capsys) -> None:
     """One 'unsure' cell in a yes/no label column: the summary said "no human labels: pass
     them with --labels FILE" although the column is there and one cell is bad. It names

@@ -570,7 +570,8 @@ def _can(p: Profile, y: np.ndarray | None) -> list[str]:
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:
-        return [f"only the raw judge average: {r.label_cells} for the command"]
+        then = " for the command" if r.label_cells.endswith("run again") else ""
+        return [f"only the raw judge average: {r.label_cells}{then}"]
     if n == 0 and p.full_labels:
         return [p.full_labels]
     if n == 0 and p.sample:

@@ -18,6 +18,7 @@ from bacon_bayes.doctor.cells import (
     FAILED,
     JUDGE_CELLS_FIX,
     LABEL_CELLS_FIX,
+    MOST_FAILURES,
     POINTS_FIX,
     SCORE_UNITS,
     SPELLING_FIX,
@@ -399,6 +400,8 @@ def _find_failed_scores(
                 f"the label column {str(c)!r} holds labels but for {listed}: "
                 f"{LABEL_CELLS_FIX}, and run again"
             )
+            if len(texts := failure_texts(frame[c])) <= MOST_FAILURES:
+                failed[str(c)] = texts  # emptied by the judges' failures' line too
         else:
             roles.left_out[str(c)] = (
                 f"{FAILED} {cells}: a judge's failures? Not taken as a judge; "
@@ -408,9 +411,11 @@ def _find_failed_scores(
     if failed and read is not None and file is not None:
         roles.failed_fix = emptied_line(read, file, failed) or ""
     for c in failed if roles.failed_fix else ():
-        roles.left_out[c] = roles.left_out[c].removesuffix(" and run again") + (
-            f": {roles.failed_fix}"
-        )
+        said = roles.left_out[c].removesuffix(" and run again").removesuffix(",")
+        roles.left_out[c] = f"{said}: {roles.failed_fix}"
+        if roles.label_cells.startswith(f"the label column {c!r}"):
+            said = roles.label_cells.removesuffix(", and run again")
+            roles.label_cells = f"{said}: {roles.failed_fix}"
 
 
 def _take(frame: pd.DataFrame, given: str | None, role: str, roles: Roles) -> bool:
