@@ -103,3 +103,33 @@ def _last(reply: str) -> re.Match[str] | None:
     for last in _IN_TEXT.finditer(reply):  # noqa: B007 (the loop keeps the last)
         pass
     return last
+
+
+#: a verdict marked in a pair judge's reply: MT-Bench's ``[[A]]`` / ``[[B]]`` / ``[[C]]``,
+#: Arena-Hard's ``[[A>>B]]``
+_MARKED = re.compile(r"\[\[[^\[\]\n]{1,8}\]\]")
+
+
+def marked_verdicts(column: pd.Series, words: dict[str, str]) -> tuple[pd.Series, str] | None:
+    """A pair judge's column of whole replies, each read as the last verdict it marks in
+    double brackets (``words``: the verdict words, lower case, as who wins: ``[[a]]`` ->
+    ``A``), and a note of how it was read (the replies that mark none, NaN, counted);
+    None unless every filled cell is text and more than half of them mark a verdict."""
+    filled = column.dropna()
+    if filled.empty or not all(isinstance(v, str) for v in filled):
+        return None
+
+    def last(reply: str) -> str | None:
+        marks = [words.get(re.sub(r"\s+", "", m.lower())) for m in _MARKED.findall(reply)]
+        return next((m for m in reversed(marks) if m is not None), None)
+
+    read = column.map(last, na_action="ignore")
+    if read.notna().sum() <= 0.5 * len(filled):
+        return None
+    marks = "[[A]] / [[B]] / [[C]]"
+    note = f"column {str(column.name)!r}: the verdict each judge reply marks last ({marks})"
+    note += " read as A / B / tie"
+    if unmarked := int(len(filled) - read.notna().sum()):
+        some = f"{unmarked} repl{'y marks' if unmarked == 1 else 'ies mark'}"
+        note += f"; {some} none: no verdict there"
+    return read, note

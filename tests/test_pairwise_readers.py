@@ -464,3 +464,43 @@ def test_a_table_of_preferences_named_by_position_is_read_as_comparisons(
     command = shlex.split(out.split("run (")[1].splitlines()[1])
     assert "--judge" in command and command[command.index("--judge") + 1] == "gpt4_preference"
     assert main(command[1:]) == 0
+
+
+def test_a_pair_judge_s_whole_replies_are_read_as_the_verdict_marked_last(
+    tmp_path: Path, capsys
+) -> None:
+    """Walk of session 59 (Arena with a judge's whole replies, as FastChat's pair judge
+    writes them: '... My final verdict is: [[A]]'): the column was "not used", without a
+    reason. Each reply reads as the last verdict it marks; a reply marking none has no
+    verdict, and the note counts them; the printed estimate takes the judge and runs."""
+    import shlex
+
+    from bacon_bayes.cli import main
+
+    rng = np.random.default_rng(5)
+    n = 240
+    a, b, truth, judge = _comparisons(rng, n)
+    marks = {"A": "[[A]]", "B": "[[B]]", "tie": "[[C]]"}
+    replies = [
+        f"Both answers cite [[sources]]. Assistant A is brief.\n\nMy final verdict is: {marks[v]}"
+        for v in judge
+    ]
+    replies[7] = "I cannot judge these answers."
+    pd.DataFrame(
+        {
+            "model_a": MODELS[a],
+            "model_b": MODELS[b],
+            "winner": np.where(rng.random(n) < 0.3, truth, ""),
+            "gpt4_judgment": replies,
+        }
+    ).to_csv(tmp_path / "votes.csv", index=False)
+    assert main(["doctor", str(tmp_path / "votes.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "column 'gpt4_judgment': the verdict each judge reply marks last" in out, out
+    assert "1 reply marks none: no verdict there" in out
+    command = shlex.split(out.split("run (")[1].splitlines()[1])
+    assert command[command.index("--judge") + 1] == "gpt4_judgment"
+    assert main([*command[1:], "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "judges gpt4_judgment;" in result["fitted"], result["fitted"]
+    assert any("1 reply marks none" in note for note in result["notes"]), result["notes"]

@@ -35,6 +35,7 @@ from bacon_bayes.readers.pairwise import (
     read_pairwise,
     sniff_pairwise,
 )
+from bacon_bayes.replies import marked_verdicts
 
 __all__ = [
     "PairRoles",
@@ -621,6 +622,10 @@ def read_pair_table(
         judges = judges([str(c) for c in frame.columns])
     for c in map(str, frame.columns):  # verdicts that name the winner: read as A / B / tie
         if c not in roles and (judges is None or c in judges) and not _all_verdicts(frame[c]):
+            if (marked := marked_verdicts(frame[c], _WORDS)) is not None:  # whole replies
+                frame[c], note = marked
+                notes.append(note)
+                continue
             named = _winner_names(frame, c, a, b)
             if isinstance(named, pd.Series):
                 frame[c] = named
