@@ -623,8 +623,8 @@ def read_pair_table(
     for c in map(str, frame.columns):  # verdicts that name the winner: read as A / B / tie
         if c not in roles and (judges is None or c in judges) and not _all_verdicts(frame[c]):
             if (marked := marked_verdicts(frame[c], _WORDS)) is not None:  # whole replies
-                frame[c], note = marked
-                notes.append(note)
+                frame[c], how = marked
+                notes.append(how)
                 continue
             named = _winner_names(frame, c, a, b)
             if isinstance(named, pd.Series):
