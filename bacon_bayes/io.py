@@ -258,6 +258,8 @@ def read_table(
     check_header(path, frame)
     ids = [c for c in frame.columns if item_name(c) or c in text]
     if name.endswith((".parquet", ".pq")):
+        for c in frame.columns[[isinstance(t, pd.CategoricalDtype) for t in frame.dtypes]]:
+            frame[c] = frame[c].cat.remove_unused_categories()  # no group of 0 rows
         return bools_as_floats(frame, numbers=True, ids=ids)
     _refuse_repeated_header(path, frame)
     out = bools_as_floats(restored(frame), numbers=True, ids=ids)

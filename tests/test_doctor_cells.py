@@ -6,6 +6,8 @@ of labels, and a wholly labeled table without --label."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -125,6 +127,25 @@ def test_doctor_and_estimate_number_a_parquet_row_alike(tmp_path, capsys) -> Non
     assert "the first at row 115 (rows counted from 0)" in left, left
     assert main(["estimate", str(path), "--label", "human", "--judge", "llm_c"]) == 2
     assert f"at row 115 (item {frame['id'][115]!r})" in capsys.readouterr().err
+
+
+def test_a_parquet_category_with_an_unused_level_is_a_group(tmp_path, capsys) -> None:
+    """Walk of session 59: a Parquet file whose systems are a pandas category still
+    listing a retired system (no row) had no group and no prompt ("no group, prompt or
+    text"): the empty level counted as a group of 0 rows. Levels no row has are dropped
+    when the file is read; the printed command has the group, whose table has no row for
+    the retired system."""
+    frame = _table()
+    frame["system"] = pd.Categorical(frame["system"], [*sorted(frame["system"].unique()), "M99"])
+    path = tmp_path / "t.parquet"
+    frame.attrs = {}
+    frame.to_parquet(path)
+    out, cmd = doctor([str(path)], capsys)
+    assert cmd[cmd.index("--group") + 1] == "system", out
+    assert main([*cmd, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["groups"]["aee"]["rows"]
+    names = {str(r["name"]) for r in rows}
+    assert "M99" not in names and len(names) == frame["system"].nunique(), rows[0]
 
 
 def test_export_metadata_is_never_a_judge(tmp_path, capsys) -> None:
