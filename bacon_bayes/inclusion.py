@@ -469,6 +469,10 @@ def empty_groups_probability(sizes: np.ndarray, n: int, k: int) -> float:
     return min(bound, upper)
 
 
+#: what :func:`groups_never_drawn` finds, in its words (said beside doctor's command)
+NOT_DRAWN = "the labels were not drawn from those items"
+
+
 def groups_never_drawn(
     y: np.ndarray,
     codes: np.ndarray,
@@ -500,7 +504,7 @@ def groups_never_drawn(
     return (
         f"{k} of {names.size} {what} ({m} of {big} items) have no label ({shown}), where "
         f"{n} labels drawn at random from every item would leave {k} or more groups without "
-        f"one with chance {_at_most(chance)}: the labels were not drawn from those items. "
+        f"one with chance {_at_most(chance)}: {NOT_DRAWN}. "
         "The pool mean and the comparisons assume they were, so over those groups they rest "
         "on the judges alone; estimate over the labeled groups (leave the others' rows out"
         f"{_leave_out(column, unlabeled, leave_out)}), or give the design's inclusion "

@@ -445,7 +445,11 @@ def _design_notes(
     from bacon_bayes.doctor.cells import without_groups_line
     from bacon_bayes.inclusion import groups_never_drawn, labeled_by_prompt, labeled_by_score
 
-    leave_out = None if read is None or file is None else partial(without_groups_line, read, file)
+    leave_out = (
+        None
+        if read is None or file is None
+        else partial(without_groups_line, read, file, label=roles.label)
+    )
 
     if y is None or not np.isfinite(y).any():
         return []

@@ -202,12 +202,16 @@ def points_line(read: str | None, path: str | None, column: str) -> str | None:
     return doctor_again(read, path, "points", code)
 
 
-def without_groups_line(read: str, path: str, column: str, names: list[str]) -> str:
+def without_groups_line(
+    read: str, path: str, column: str, names: list[str], label: str | None = None
+) -> str:
     """A shell line that writes the table ``read`` reads from ``path`` without the rows of
     the groups ``names`` of ``column`` into ``<stem>_labeled_groups.csv``, then the doctor
-    to run on it."""
+    to run on it, given the ``label`` column (most of the rows kept are labeled: no sparse
+    column for doctor to find)."""
     code = f"df = df[~df[{column!r}].astype(str).isin({[str(n) for n in names]!r})]"
-    return doctor_again(read, path, "labeled_groups", code)
+    after = "" if label is None else f" --label {shlex.quote(label)}"
+    return doctor_again(read, path, "labeled_groups", code, after)
 
 
 def listed_cells(frame: pd.DataFrame, column: str, kind: str) -> str:

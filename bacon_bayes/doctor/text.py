@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import bias
+from bacon_bayes.inclusion import NOT_DRAWN
 from bacon_bayes.order import cell_name, names_text, natural_sorted
 
 #: the options of doctor's printed commands that take a value
@@ -137,6 +138,8 @@ def profile_text(p: Profile) -> str:
     if p.command is not None:
         lines += ["", "run, once those labels are fixed:" if p.far else "run:"]
         lines += ["  " + shlex.join(p.command)]
+        if any(NOT_DRAWN in c for c in p.can):
+            lines += ["  (over every group: those without labels rest on the judges alone, above)"]
     if p.sample is not None:
         lines += ["", "run, to draw the first items to label:", "  " + shlex.join(p.sample)]
     return "\n".join(lines)

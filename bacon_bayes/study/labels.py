@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.inclusion import NOT_DRAWN
 from bacon_bayes.io import file_line, row_place
 from bacon_bayes.readers.labels import WHOLE as _WHOLE
 from bacon_bayes.readers.labels import near_ids, restore_zeros
@@ -446,7 +447,6 @@ def _marked(cells: pd.Series) -> str:
 
 
 #: How :func:`bacon_bayes.inclusion.groups_never_drawn`'s note goes on past its finding.
-NOT_DRAWN = ": the labels were not drawn from those items"
 
 
 def _refuse_uniform(
@@ -469,9 +469,10 @@ def _refuse_uniform(
     note = groups_never_drawn(values, codes, names, group)
     if note is None:
         return
+    found = note.split(f": {NOT_DRAWN}", 1)[0]
     raise ValidationError(
         f"pool file {path}: the {int(labeled.sum())} labels already in column {label!r} "
-        f"cannot be recorded as drawn uniformly: {note.split(NOT_DRAWN, 1)[0]}. Say how "
+        f"cannot be recorded as drawn uniformly: {found}. Say how "
         f"they were drawn with --prior-design stratified:{group} (each {group!r} group at "
         "its own rate) or --prior-design COLUMN (a column of inclusion probabilities), or "
         "leave them out with --existing-labels ignore"
