@@ -346,6 +346,19 @@ def pandas_command(code: str) -> str:
     return python_command(f"import pandas as pd; {code}")
 
 
+def sheet_lines(path: Path, sheets: list[str]) -> str:
+    """The shell lines that write each of the ``sheets`` of the workbook at ``path`` as
+    its own CSV (``<stem>_<sheet>.csv``, never over a file there)."""
+    from bacon_bayes.outputs import unused_name
+
+    lines = []
+    for name in sheets:
+        out = unused_name(f"{path.stem}_{re.sub(r'[^A-Za-z0-9_-]+', '_', name)}", ".csv")
+        code = f"pd.read_excel({str(path)!r}, sheet_name={name!r}).to_csv({out!r}, index=False)"
+        lines.append(f"{pandas_command(code)} (sheet {name!r})")
+    return "; ".join(lines)
+
+
 def _line_count(path: Path) -> int | None:
     """The number of lines of the (possibly compressed) file at ``path``, counted by its
     line ends (``\\n``, or ``\\r`` in a file of old-Mac line ends); None for UTF-16 text,

@@ -382,6 +382,7 @@ def planned_labels(selected: np.ndarray, wave_pi: np.ndarray) -> np.ndarray:
 #: Below this chance a random draw of the labels leaves as many groups without any: the
 #: labels were not drawn from every item (:func:`groups_never_drawn`).
 NEVER_DRAWN = 1e-3
+NOT_DRAWN = "the labels were not drawn from those items"  # groups_never_drawn's finding
 
 
 def empty_groups_chance(sizes: np.ndarray, n: int, k: int) -> float:
@@ -469,10 +470,6 @@ def empty_groups_probability(sizes: np.ndarray, n: int, k: int) -> float:
     return min(bound, upper)
 
 
-#: what :func:`groups_never_drawn` finds, in its words (said beside doctor's command)
-NOT_DRAWN = "the labels were not drawn from those items"
-
-
 def groups_never_drawn(
     y: np.ndarray,
     codes: np.ndarray,
@@ -508,8 +505,7 @@ def groups_never_drawn(
         "The pool mean and the comparisons assume they were, so over those groups they rest "
         "on the judges alone; estimate over the labeled groups (leave the others' rows out"
         f"{_leave_out(column, unlabeled, leave_out)}), or give the design's inclusion "
-        "probabilities "
-        "(--propensity)"
+        "probabilities (--propensity)"
     )
 
 

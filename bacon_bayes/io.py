@@ -24,6 +24,7 @@ from bacon_bayes.csv_format import (
     open_raw,
     read_as,
     record_lines,
+    sheet_lines,
 )
 from bacon_bayes.errors import BaconError, ValidationError
 from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
@@ -209,7 +210,7 @@ def read_table(
     refuse_workbook(path)
     name = path.name.lower()
     if is_workbook(path):  # its one sheet, numbers as the sheet stores them
-        check_header(path, sheet := read_workbook(path))
+        check_header(path, sheet := read_workbook(path, sheet_lines))
         sheet, blank = without_blank_rows(sheet)
         for c in (c for c in text if c in sheet.columns):
             sheet[c] = sheet[c].map(lambda v: v if pd.isna(v) else str(v))

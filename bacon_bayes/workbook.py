@@ -1,8 +1,9 @@
 """Excel workbooks (``.xlsx``, ``.xlsm``) read as the table of their one sheet.
 
 Read with openpyxl (the extra ``excel``), the reader pandas uses. A workbook whose cells
-are on several sheets is refused with the sheets' names: which one is the table is the
-user's to say (saved as CSV). Older and other spreadsheets (``.xls``, ``.ods``,
+are on several sheets is read as the one sheet that is a table (sheets of notes passed
+over, and said), else refused with the sheets' names and the lines that write each as CSV:
+which one is the table is the user's to say. Older and other spreadsheets (``.xls``, ``.ods``,
 ``.numbers``) are refused by :func:`bacon_bayes.io.refuse_workbook` with how to save
 them as CSV."""
 
@@ -16,6 +17,8 @@ from typing import TYPE_CHECKING
 from bacon_bayes.errors import ValidationError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
 __all__ = ["READ_WORKBOOKS", "SAVE_AS_CSV", "group_row", "is_workbook", "read_workbook"]
@@ -60,7 +63,9 @@ def is_workbook(path: str | Path) -> bool:
     return Path(path).name.lower().endswith(READ_WORKBOOKS)
 
 
-def read_workbook(path: str | Path) -> pd.DataFrame:
+def read_workbook(
+    path: str | Path, each: Callable[[Path, list[str]], str] | None = None
+) -> pd.DataFrame:
     """The table on the one sheet of the workbook at ``path`` that holds cells (empty
     sheets, such as Excel's default ``Sheet2``, are passed over). ``attrs["sheet"]`` names
     it, ``attrs["read as"]`` says it, ``attrs["header"]`` is its header row as written (two
@@ -92,19 +97,22 @@ def read_workbook(path: str | Path) -> pd.DataFrame:
             f"cannot read {str(path)!r} as an Excel workbook ({exc}). {SAVE_AS_CSV}."
         ) from exc
     filled = {str(name): s for name, s in sheets.items() if not s.dropna(how="all").empty}
-    if len(filled) != 1:
+    tables = {name: s for name, s in filled.items() if _is_table(s)}
+    if len(tables) != 1:
         said = (
             "no sheet holds cells"
             if not filled
             else f"{len(filled)} sheets hold cells ({', '.join(map(repr, filled))}), and "
             "bacon reads one table"
         )
+        lines = f"; or write each as CSV: {each(path, list(tables or filled))}" if each else ""
         raise ValidationError(
             f"{str(path)!r}: {said}. {SAVE_AS_CSV.replace('the sheet', 'the sheet of the table')}"
-            + (", or delete the other sheets" if filled else "")
+            + (f", or delete the other sheets{lines}" if filled else "")
             + "."
         )
-    ((name, raw),) = filled.items()
+    ((name, raw),) = tables.items()
+    notes = [n for n in filled if n != name]
     top = header_row(raw)
     sheet = pd.read_excel(path, sheet_name=name, header=top)
     sheet = sheet.loc[:, [not str(c).startswith("Unnamed: ") or sheet[c].notna().any()
@@ -113,8 +121,16 @@ def read_workbook(path: str | Path) -> pd.DataFrame:
     sheet.attrs["sheet"] = name
     sheet.attrs["header row"] = top
     above = f", {top} row(s) above the header skipped" if top else ""
-    sheet.attrs["read as"] = f"sheet {name!r} of an Excel workbook{above}"
+    passed = f", sheets of notes passed over ({', '.join(map(repr, notes))})" if notes else ""
+    sheet.attrs["read as"] = f"sheet {name!r} of an Excel workbook{above}{passed}"
     return sheet
+
+
+def _is_table(raw: pd.DataFrame) -> bool:
+    """Whether a sheet's cells (read as written) are a table: at least 2 columns and 3
+    rows filled (a sheet of notes is text in one column, or a line or two)."""
+    cells = raw.dropna(how="all").dropna(axis=1, how="all")
+    return cells.shape[0] >= 3 and cells.shape[1] >= 2
 
 
 def header_row(raw: pd.DataFrame) -> int:

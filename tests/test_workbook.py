@@ -60,15 +60,39 @@ def test_a_one_sheet_workbook_reads_as_its_csv(tmp_path, capsys, monkeypatch) ->
         )
 
 
-def test_a_workbook_of_several_sheets_is_refused_naming_them(tmp_path, capsys) -> None:
+def test_a_workbook_s_sheet_of_notes_is_passed_over_and_said(tmp_path, capsys) -> None:
+    """Walk of session 59: a README sheet before the table's sheet was refused ("2 sheets
+    hold cells ... save the sheet of the table as CSV"). A sheet that is no table (text in
+    one column, or a line or two) is passed over and said; the table's sheet is read."""
     path = tmp_path / "two.xlsx"
     with pd.ExcelWriter(path) as w:
+        pd.DataFrame({"note": ["draft", "labels by 3 experts", "judges: gpt4"]}).to_excel(
+            w, sheet_name="notes", index=False
+        )
         relevance_table().to_excel(w, sheet_name="scores", index=False)
-        pd.DataFrame({"note": ["draft"]}).to_excel(w, sheet_name="notes", index=False)
-    assert main(["doctor", str(path)]) == 2
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert "sheet 'scores' of an Excel workbook, sheets of notes passed over ('notes')" in first
+    assert "\nrun:\n" in out
+
+
+def test_a_workbook_of_several_tables_is_refused_with_the_lines_that_write_each(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pd.ExcelWriter("two.xlsx") as w:
+        relevance_table().to_excel(w, sheet_name="scores", index=False)
+        relevance_table().head(40).to_excel(w, sheet_name="pilot run", index=False)
+    assert main(["doctor", "two.xlsx"]) == 2
     err = capsys.readouterr().err
-    assert "2 sheets hold cells ('scores', 'notes'), and bacon reads one table" in err
+    assert "2 sheets hold cells ('scores', 'pilot run'), and bacon reads one table" in err
     assert "Save the sheet of the table as CSV" in err and "delete the other sheets" in err
+    line = err.split("or write each as CSV: ", 1)[1]
+    run_python_line(line)
+    assert "to_csv('two_pilot_run.csv'" in line  # the second sheet's own line
+    assert main(["doctor", "two_scores.csv"]) == 0
+    assert "\nrun:\n" in capsys.readouterr().out
 
 
 def test_two_columns_of_one_name_in_a_sheet_are_refused(tmp_path) -> None:
