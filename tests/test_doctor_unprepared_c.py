@@ -326,3 +326,26 @@ def test_blank_ids_are_not_counted_as_repeated_ids(tmp_path, capsys) -> None:
     assert main([*args, "--judge", "gpt4", "--engine", "freq"]) == 0
     assert "of its ids are on several rows" not in capsys.readouterr().out
 
+
+def test_a_units_row_gets_its_fix_alone_and_the_table_written_without_it_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of session 59: a units row under the header (``,,,,1-5,1-5,1-5,1-5``) got the
+    right fix, and beside it a line emptying the '1-5' cells printed once per score
+    column, "give every row its id" and "give every item a group (e.g. 'unknown')" (which
+    would make the row an item). Only the units row's fix is printed; the table it writes
+    gets a command that runs."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    text = table.to_csv(index=False).split("\n", 1)
+    Path("units.csv").write_text(text[0] + "\n,,,,1-5,1-5,1-5,1-5\n" + text[1])
+    said = doctor_out(Path("units.csv"), capsys)
+    out = " ".join(said.split())
+    assert "line 2 looks like a second header row (units or scales under the header: " in out
+    assert out.count(" -c ") == 1 and "mask(" not in out, out
+    assert "every row its id" not in out and "unknown" not in out, out
+    assert command(said) is None
+    run_python_line(out.split("write the table without it, ", 1)[1], cwd=tmp_path)
+    words = command(doctor_out(Path("units_no_units.csv"), capsys))
+    assert words is not None and "--label relevance" in " ".join(words)
+    assert main([*words, "--engine", "freq"]) == 0

@@ -569,7 +569,7 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
     if len(texts) < 2:
         return ""
     line = file_line(frame, 0)
-    fix = "delete that line (keep the header) and run doctor again"
+    fix = "delete that line (keep the header) and run doctor again for the command"
     if path is not None and str(path).lower().endswith((".csv", ".tsv", ".txt", ".csv.gz")):
         from bacon_bayes.csv_format import csv_options, pandas_command, read_csv_call
         from bacon_bayes.study.folder import file_stem
@@ -581,10 +581,24 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
             read_csv_call(path, how, f", skiprows={[*range(skip), skip + 1]!r}")
             + f".to_csv({out!r}, index=False)"
         )
-        fix = f"write the table without it, {pandas_command(code)} and run doctor on {out}"
+        fix = (
+            f"write the table without it, {pandas_command(code)} and run doctor on {out} "
+            "for the command"
+        )
     shown = ", ".join(map(repr, texts[:4])) + (" ..." if len(texts) > 4 else "")
     return (
         f"line {line} looks like a second header row (units or scales under the header: "
-        f"{shown}): it is read as an item, and each column of numbers under it as text, so "
-        f"no label or judge is found in them; {fix}"
+        f"{shown}): bacon estimate would read it as an item, and each column of numbers "
+        f"under it as text (no label or judge in them); the profile leaves it out; {fix}"
     )
+
+
+def without_units(
+    frame: pd.DataFrame, kind: str, path: str | None = None
+) -> tuple[pd.DataFrame, str]:
+    """``frame`` without a second header row under its header (:func:`units_row`), its
+    columns of numbers read as numbers, and what to say of it (``""`` for none): the
+    profile is of the items, and the row's fix alone is said, not each column's text
+    cell, nor its empty id, group and prompt."""
+    said = units_row(frame, kind, path)
+    return (without_rows(frame, [0]), said) if said else (frame, "")
