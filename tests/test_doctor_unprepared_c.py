@@ -7,6 +7,7 @@ that runs as printed."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ from bacon_bayes.words import as_numbers, text_numbers
 
 from .printed import run_python_line
 from .test_doctor_messy import doctor, estimate_json, found
+from .test_doctor_tables import command, relevance_table
+from .test_doctor_tables import doctor as doctor_out
 from .test_doctor_values import _line, _table
 
 
@@ -271,3 +274,89 @@ def test_a_long_tables_labels_per_group_count_items_not_rows(tmp_path, capsys) -
     expected = frame.groupby("system")["human"].agg(["size", "count"])
     assert shown == {s: (int(r["size"]), int(r["count"])) for s, r in expected.iterrows()}
     assert "--drop-unscored" not in out
+
+
+def _with_subtotals(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (:func:`relevance_table`) as a spreadsheet's export with a subtotal row
+    after each system's rows: the id blank, ``<system> Total`` in the system column, the
+    system's means in the score columns."""
+    table = table.astype({"item": str})  # ids as written, not 1.0 beside a blank
+    parts = []
+    for system, rows in table.groupby("system", sort=True):
+        means = rows[["gpt4", "gpt35", "llama70b", "relevance"]].mean().round(3)
+        parts += [rows, pd.DataFrame([{"system": f"{system} Total", **means}])]
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_subtotal_rows_between_the_systems_are_dropped_by_a_line_that_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of session 59: Excel's subtotals (a row ``M10 Total`` after each system's
+    rows, no id, the system's means) were counted as labeled items, the system column had
+    twice the systems so no group was found, and doctor said only "give every row its
+    id"; estimate took 'M8 Total' for a system. Doctor names them as summary rows, with
+    where they are, and its line writes the table without them, on which doctor finds
+    the group and its estimate runs. A system named with a summary word ('total-recall')
+    is a system."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    table["system"] = table["system"].replace({"M10": "total-recall"})
+    frame = _with_subtotals(table)
+    frame.to_csv("subtotals.csv", index=False)
+    said = doctor_out(Path("subtotals.csv"), capsys)
+    out = " ".join(said.split())
+    at = frame.index[frame["item"].isna()] + 2  # the CSV's lines
+    places = ", ".join(map(str, at[:5]))
+    assert f"lines {places} and {len(at) - 5} more look like a spreadsheet's summary rows" in out
+    assert "('M11 Total' in system; 'M12 Total' in system; " in out, out
+    assert f"drop(index={list(at - 2)})" in out  # 'total-recall Total' the last
+    assert "give every row its id" not in out and command(said) is None
+    run_python_line(out.split("write the table without them, ", 1)[1], cwd=tmp_path)
+    again = doctor_out(Path("subtotals_no_summary.csv"), capsys)
+    assert "summary row" not in again
+    assert found(again, "group") == ["system"], again
+    words = command(again)
+    assert words is not None and "--group system" in " ".join(words), again
+    assert main([*words, "--engine", "freq"]) == 0
+    assert "total-recall" in capsys.readouterr().out
+    args = ["estimate", "subtotals.csv", "--label", "relevance", "--judge", "gpt4"]
+    assert main([*args, "--group", "system", "--engine", "freq"]) == 2  # not 'M8 Total'
+    assert "look like a spreadsheet's summary rows" in capsys.readouterr().err
+    table.to_csv("plain.csv", index=False)  # no subtotal: 'total-recall' is a system
+    assert "summary row" not in doctor_out(Path("plain.csv"), capsys)
+
+
+def test_blank_ids_are_not_counted_as_repeated_ids(tmp_path, capsys) -> None:
+    """estimate's note on a table whose id is blank on a few rows said "0 of its ids are
+    on several rows (up to 1, ...)": the blank cells were counted as repeats."""
+    table = relevance_table()
+    table["item"] = table["item"].astype(str)
+    table.loc[[3, 7], "item"] = np.nan
+    table.to_csv(tmp_path / "blank_ids.csv", index=False)
+    args = ["estimate", str(tmp_path / "blank_ids.csv"), "--label", "relevance"]
+    assert main([*args, "--judge", "gpt4", "--engine", "freq"]) == 0
+    assert "of its ids are on several rows" not in capsys.readouterr().out
+
+
+def test_a_units_row_gets_its_fix_alone_and_the_table_written_without_it_runs(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """Walk of session 59: a units row under the header (``,,,,1-5,1-5,1-5,1-5``) got the
+    right fix, and beside it a line emptying the '1-5' cells printed once per score
+    column, "give every row its id" and "give every item a group (e.g. 'unknown')" (which
+    would make the row an item). Only the units row's fix is printed; the table it writes
+    gets a command that runs."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    text = table.to_csv(index=False).split("\n", 1)
+    Path("units.csv").write_text(text[0] + "\n,,,,1-5,1-5,1-5,1-5\n" + text[1])
+    said = doctor_out(Path("units.csv"), capsys)
+    out = " ".join(said.split())
+    assert "line 2 looks like a second header row (units or scales under the header: " in out
+    assert out.count(" -c ") == 1 and "mask(" not in out, out
+    assert "every row its id" not in out and "unknown" not in out, out
+    assert command(said) is None
+    run_python_line(out.split("write the table without it, ", 1)[1], cwd=tmp_path)
+    words = command(doctor_out(Path("units_no_units.csv"), capsys))
+    assert words is not None and "--label relevance" in " ".join(words)
+    assert main([*words, "--engine", "freq"]) == 0

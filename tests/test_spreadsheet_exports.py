@@ -75,8 +75,8 @@ def test_summary_rows_in_the_languages_of_decimal_comma_spreadsheets(word: str) 
     frame["id"] = frame["id"].astype(object)
     row = {"id": word, "judge_a": 3.2, "judge_b": 3.1, "human": 3.4}
     frame = pd.concat([frame, pd.DataFrame([row])], ignore_index=True)
-    keep, said = summary_rows(frame, "parquet", command=True)
-    assert keep == len(frame) - 1
+    rows, said = summary_rows(frame, "parquet", command=True)
+    assert rows == [len(frame) - 1]
     assert f"row 120 looks like a spreadsheet's summary row ({word!r} in id)" in said
 
 

@@ -40,7 +40,7 @@ from bacon_bayes.doctor.pilot import (
 )
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
-from bacon_bayes.doctor.rows import check_ids, copied_rows, units_row, without_summary
+from bacon_bayes.doctor.rows import check_ids, copied_rows, without_summary, without_units
 from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, score_flags
 from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.doctor.wide import wide_by_system
@@ -275,6 +275,7 @@ def profile(
     -------
     Profile
     """
+    frame, units = without_units(frame, meta.format, file)  # 'Punkte' under the header
     frame, summary = without_summary(frame, meta.format, None if labels else file)
     roles = find_roles(
         frame,
@@ -297,7 +298,8 @@ def profile(
             roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) else why
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     read = None if labels else read_call(file, meta.format)  # a joined table: not the file
-    p.blocked = [b for b in (summary, check_ids(frame, roles, meta.format, read, file)) if b]
+    ids = check_ids(frame, roles, meta.format, read, file)
+    p.blocked = [b for b in (units, summary, ids) if b]
     wide = (
         ""
         if roles.group or roles.long or labels
@@ -407,8 +409,7 @@ def profile(
         else ""
     )
     said = said_missing(file, roles.label, meta.format) if labels is None else ""  # 'N/A'
-    units = units_row(frame, meta.format, file)  # 'Punkte' under the header
-    p.can[:0] = [n for n in (units, codes, p.far, copied, said) if n]  # 0 for 'not rated'
+    p.can[:0] = [n for n in (codes, p.far, copied, said) if n]  # 0 for 'not rated'
     if wide:  # its columns read as one system's label and the others' judges: nothing else
         p.can = [n for n in (units, codes, copied, said) if n] + [f"nothing yet: {wide}"]
     return p

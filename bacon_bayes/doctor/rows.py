@@ -15,7 +15,7 @@ import pandas as pd
 from bacon_bayes.doctor.cells import _where as where_is
 from bacon_bayes.doctor.cells import doctor_again, is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
-from bacon_bayes.io import file_line, item_name, plural_places, row_place
+from bacon_bayes.io import file_line, item_name, keep_file_rows, plural_places, row_place
 from bacon_bayes.outputs import unused_name
 
 if TYPE_CHECKING:
@@ -40,8 +40,19 @@ SUMMARY_WORDS = frozenset(
 #: a note under a table (``Source: ...``, ``Note: human = mean of 3 experts``): words,
 #: not a number, alone on its row
 _NOTE = re.compile(r"^\s*\S.*\s\S")
-#: summary rows are looked for among the table's last this many rows
+#: summary rows are looked for among the table's last this many rows (and this many named)
 SUMMARY_TAIL = 5
+_WORDS = "|".join(map(re.escape, sorted(SUMMARY_WORDS, key=len, reverse=True)))
+#: a subtotal's cell: a summary word, a whole word, before or after a name (``M10 Total``,
+#: ``Total: M10``, ``Subtotal``; not ``total-recall``), a trailing colon ignored
+_SUBTOTAL = re.compile(
+    rf"^(?:(?:{_WORDS})(?![\w-])[\s:]*(?P<after>.*?)|(?P<before>.*?)(?<![\w-])(?:{_WORDS})):?$",
+    re.IGNORECASE,
+)
+#: a cell that holds a summary word somewhere (a quick look before :data:`_SUBTOTAL`)
+_ANY_WORD = f"(?i)(?:{_WORDS})"
+#: the longest cell read as a subtotal's
+SHORT_CELL = 60
 #: a column named like an id repeats a few ids (not a category) when at least this share
 #: of its values are distinct
 MOSTLY_DISTINCT = 0.5
@@ -87,13 +98,56 @@ def _number(value: str) -> float | None:
         return None
 
 
+def _subtotals(frame: pd.DataFrame) -> dict[int, str]:
+    """Rows anywhere in ``frame`` that are a spreadsheet's subtotals (Excel's ``M10 Total``
+    after each system's rows): a short cell of a string column that is a summary word
+    (:data:`SUMMARY_WORDS`) as a whole word, alone or beside a name (:data:`_SUBTOTAL`;
+    ``total-recall`` is none), on a row without an id (empty in a column named like one
+    that is filled on most rows), or beside the name of a group of that column that is on
+    at least 2 rows more than the cell (a system's ``M10``; the cell on 2 rows at most).
+    A column where such rows are more than :data:`MOSTLY_DISTINCT` of the rows holds
+    data. Returns what each such row (by position) holds (``'M10 Total' in system``)."""
+    named = [c for c in frame.columns if item_name(c) or str(c).lower() in ID_NAMES]
+    missing = pd.DataFrame({c: _blank(frame[c]) for c in named}, index=frame.index)
+    ids = [c for c in named if missing[c].mean() < 1 - MOSTLY_DISTINCT]  # filled on most
+    no_id = missing[ids].any(axis=1).to_numpy() if ids else np.zeros(len(frame), dtype=bool)
+    found: dict[int, str] = {}
+    for c in frame.columns:
+        if not is_str(frame[c]):
+            continue
+        cells = frame[c].reset_index(drop=True).dropna().astype(str)
+        cells = cells[cells.str.len() <= SHORT_CELL].str.strip()  # not a response's text
+        worded = cells.str.contains(_ANY_WORD, regex=True)  # vectorized: ids have none
+        if not worded.any():
+            continue
+        counts = cells.value_counts()
+        rows: dict[int, str] = {}
+        for value, n in cells[worded].value_counts().items():
+            if (hit := _SUBTOTAL.match(str(value))) is None:
+                continue
+            name = (hit["after"] or hit["before"] or "").strip(" :")
+            group = bool(name) and n <= 2 and counts.get(name, 0) >= n + 2
+            for pos in cells.index[cells == value].tolist():
+                if group or no_id[pos]:
+                    rows[int(pos)] = f"{value!r} in {c}"
+        if rows and len(rows) <= MOSTLY_DISTINCT * len(frame):
+            for pos, said in rows.items():
+                found.setdefault(pos, said)
+    return found
+
+
+def _blank(s: pd.Series) -> pd.Series:
+    return s.isna() | (s.astype(str).str.strip() == "")
+
+
 def summary_rows(
     frame: pd.DataFrame, kind: str, command: bool = False, path: str | None = None
-) -> tuple[int, str]:
-    """The table's trailing summary rows: rows among its last :data:`SUMMARY_TAIL` with a
-    cell that is a summary word (``Total``, ``Summe``, ``mean``) in a string column that
-    has no such word on its other rows, or a note alone on its row (:func:`_notes`:
-    ``Source: ...``). Returns how many rows precede them (``len(frame)`` when there are
+) -> tuple[list[int], str]:
+    """The table's summary rows: rows among its last :data:`SUMMARY_TAIL` with a cell that
+    is a summary word (``Total``, ``Summe``, ``mean``) in a string column that has no
+    such word on its other rows, or a note alone on its row (:func:`_notes`: ``Source:
+    ...``), which end the table; and subtotals anywhere (:func:`_subtotals`: ``M10
+    Total`` after each system's rows). Returns their positions (``[]`` when there are
     none) and what to say (where they are and the fix; ``""`` for none): doctor's, or
     with ``command`` a command's refusal. With ``path`` (the file ``frame`` was read
     from), the fix is the line that writes the table without them
@@ -116,11 +170,14 @@ def summary_rows(
     first = len(frame)
     while first - 1 in found:  # the summary rows end the table
         first -= 1
-    if first == len(frame):
-        return len(frame), ""
-    places = lines(frame, list(frame.index[first:]), kind)
-    rows = range(first, len(frame))
-    said = "; ".join(found[k] for k in rows)
+    found = _subtotals(frame) | {k: v for k, v in found.items() if k >= first}
+    if not found:
+        return [], ""
+    rows = sorted(found)
+    more = len(rows) - SUMMARY_TAIL
+    places = lines(frame, list(frame.index[rows[:SUMMARY_TAIL]]), kind)
+    places += f" and {more} more" if more > 0 else ""
+    said = "; ".join(found[k] for k in rows[:SUMMARY_TAIL]) + ("; ..." if more > 0 else "")
     them = "them" if len(rows) > 1 else "it"
     kinds = {k in notes for k in rows}
     rs = "s" if len(rows) > 1 else ""
@@ -130,7 +187,7 @@ def summary_rows(
         frozenset({False, True}): "a spreadsheet's summary rows and notes under the table",
     }[frozenset(kinds)]
     what = f"{places} look{'s' if len(rows) == 1 else ''} like {like} ({said}), not items"
-    line = without_footer_line(path, len(rows), kind) if path is not None else None
+    line = without_footer_line(path, file_rows(frame, rows), kind) if path is not None else None
     if command:
         they = "they" if len(rows) > 1 else "it"
         fix = (
@@ -138,29 +195,41 @@ def summary_rows(
             if line
             else f"delete {them} from the file"
         )
-        return first, f"{what}: {they} would be read as items; {fix}."
+        return rows, f"{what}: {they} would be read as items; {fix}."
     if line:
         fix = f"write the table without {them}, {line[0]} and run doctor on {line[1]}"
     else:
         fix = f"delete {them} from the file, and run doctor again"
-    return first, (
+    return rows, (
         f"{what}: the profile leaves {them} out, bacon estimate would take {them} for "
         f"items; {fix} for the command"
     )
 
 
-def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | None:
-    """The shell line that writes the table at ``path`` without its last ``rows`` rows (a
-    spreadsheet's summary rows, :func:`summary_rows`), every other cell as written (read
-    as text, an empty cell left empty: an id ``7`` stays ``7``, not ``7.0``; the file's
-    separator kept, so decimal commas stay numbers), and the file it writes; None for a
-    format other than a CSV or Parquet file."""
+def file_rows(frame: pd.DataFrame, rows: Sequence[int]) -> list[int]:
+    """The rows (from 0) of the file ``frame`` was read from that hold its rows at the
+    positions ``rows``: past the rows of empty cells its reader left out
+    (``frame.attrs["file rows"]``)."""
+    kept = frame.attrs.get("file rows")
+    return [int(r if kept is None else kept.rows[r]) for r in rows]
+
+
+def without_footer_line(path: str, rows: Sequence[int], kind: str) -> tuple[str, str] | None:
+    """The shell line that writes the table at ``path`` without its rows ``rows`` (from 0,
+    as pandas reads the file: a spreadsheet's summary rows, :func:`summary_rows`), every
+    other cell as written (read as text, an empty cell left empty: an id ``7`` stays
+    ``7``, not ``7.0``; the file's separator kept, so decimal commas stay numbers), and
+    the file it writes; None for a format other than a CSV or Parquet file."""
     from bacon_bayes.csv_format import csv_options, pandas_command, read_csv_call
     from bacon_bayes.study.folder import file_stem
 
+    drop = f".drop(index={list(rows)!r})"
     if kind == "parquet":
         out = unused_name(file_stem(path) + "_no_summary", ".parquet")
-        code = f"pd.read_parquet({str(path)!r}).iloc[:-{rows}].to_parquet({out!r}, index=False)"
+        code = (
+            f"pd.read_parquet({str(path)!r}).reset_index(drop=True){drop}"
+            f".to_parquet({out!r}, index=False)"
+        )
         return pandas_command(code), out
     if kind not in ("csv", "tsv"):
         return None
@@ -169,7 +238,7 @@ def without_footer_line(path: str, rows: int, kind: str) -> tuple[str, str] | No
     out = unused_name(file_stem(path) + "_no_summary", ".tsv" if sep == "\t" else ".csv")
     code = (
         read_csv_call(path, how, ", dtype=str, keep_default_na=False")
-        + f".iloc[:-{rows}].to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
+        + f"{drop}.to_csv({out!r}, index=False{f', sep={sep!r}' * (sep != ',')})"
     )
     return pandas_command(code), out
 
@@ -183,20 +252,29 @@ def lines(frame: pd.DataFrame, rows: list[object], kind: str) -> str:
 def without_summary(
     frame: pd.DataFrame, kind: str, path: str | None = None
 ) -> tuple[pd.DataFrame, str]:
-    """``frame`` without its trailing summary rows (:func:`summary_rows`), columns they
-    made strings read as numbers again (as the file would read without them), and what
-    to say of them (``""`` for none; with ``path``, the line that writes the file without
+    """``frame`` without its summary rows (:func:`summary_rows`), columns they made
+    strings read as numbers again (as the file would read without them), and what to say
+    of them (``""`` for none; with ``path``, the line that writes the file without
     them)."""
-    keep, said = summary_rows(frame, kind, path=path)
-    if not said:
-        return frame, ""
-    out = frame.iloc[:keep].copy()
+    rows, said = summary_rows(frame, kind, path=path)
+    return (without_rows(frame, rows), said) if said else (frame, "")
+
+
+def without_rows(frame: pd.DataFrame, rows: Sequence[int]) -> pd.DataFrame:
+    """``frame`` without its rows at the positions ``rows`` (a spreadsheet's summary rows,
+    a units row), renumbered from 0, each row still knowing its line in the file
+    (:func:`~bacon_bayes.io.keep_file_rows`), and the string columns whose every other
+    cell is a number read as numbers (as the file would read without those rows)."""
+    keep = np.ones(len(frame), dtype=bool)
+    keep[list(rows)] = False
+    out = frame.iloc[keep].reset_index(drop=True)
+    keep_file_rows(frame, out, keep)
     for c in out.columns:
         if is_str(out[c]):
             num = pd.to_numeric(out[c], errors="coerce")
             if num.notna().sum() == out[c].notna().sum() > 0:
                 out[c] = num
-    return out, said
+    return out
 
 
 def id_with_repeats(frame: pd.DataFrame, taken: set[str]) -> str | None:
@@ -344,7 +422,8 @@ def repeated_item_note(
         within = group is not None and ID_LIKE.search(str(column)) is not None
         if not (key := [column] if item_name(column) else [group, column] if within else []):
             continue
-        if not (repeats := df.duplicated(key, keep=False)).any():
+        repeats = df.duplicated(key, keep=False) & df[key].notna().all(axis=1)  # no blank
+        if not repeats.any():
             continue
         by = df.groupby(key, sort=False)
         if len(key) > 1 and (by[label].nunique() > 1).any():
@@ -490,7 +569,7 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
     if len(texts) < 2:
         return ""
     line = file_line(frame, 0)
-    fix = "delete that line (keep the header) and run doctor again"
+    fix = "delete that line (keep the header) and run doctor again for the command"
     if path is not None and str(path).lower().endswith((".csv", ".tsv", ".txt", ".csv.gz")):
         from bacon_bayes.csv_format import csv_options, pandas_command, read_csv_call
         from bacon_bayes.study.folder import file_stem
@@ -502,10 +581,24 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
             read_csv_call(path, how, f", skiprows={[*range(skip), skip + 1]!r}")
             + f".to_csv({out!r}, index=False)"
         )
-        fix = f"write the table without it, {pandas_command(code)} and run doctor on {out}"
+        fix = (
+            f"write the table without it, {pandas_command(code)} and run doctor on {out} "
+            "for the command"
+        )
     shown = ", ".join(map(repr, texts[:4])) + (" ..." if len(texts) > 4 else "")
     return (
         f"line {line} looks like a second header row (units or scales under the header: "
-        f"{shown}): it is read as an item, and each column of numbers under it as text, so "
-        f"no label or judge is found in them; {fix}"
+        f"{shown}): bacon estimate would read it as an item, and each column of numbers "
+        f"under it as text (no label or judge in them); the profile leaves it out; {fix}"
     )
+
+
+def without_units(
+    frame: pd.DataFrame, kind: str, path: str | None = None
+) -> tuple[pd.DataFrame, str]:
+    """``frame`` without a second header row under its header (:func:`units_row`), its
+    columns of numbers read as numbers, and what to say of it (``""`` for none): the
+    profile is of the items, and the row's fix alone is said, not each column's text
+    cell, nor its empty id, group and prompt."""
+    said = units_row(frame, kind, path)
+    return (without_rows(frame, [0]), said) if said else (frame, "")
