@@ -260,3 +260,41 @@ def test_a_long_tables_labels_per_group_count_items_not_rows(tmp_path, capsys) -
     expected = frame.groupby("system")["human"].agg(["size", "count"])
     assert shown == {s: (int(r["size"]), int(r["count"])) for s, r in expected.iterrows()}
     assert "--drop-unscored" not in out
+
+
+def test_a_judge_counting_errors_has_no_failure_codes_at_zero(tmp_path, capsys) -> None:
+    """Walk 59, s6c: a judge that counts errors (0 on two thirds of the rows, lower is
+    better) had its 0s called failure codes outside a 1:5 scale, with the advice to blank
+    them (then it 'fails more on high labels': a circle), while "what can be computed"
+    gave it 0:5. Its 0 is its best and commonest value: part of one scale, said one way;
+    and estimate's note of failure codes is not printed either. Real failure codes are
+    still found: 0 on many rows of a 1-5 judge whose other scores peak inside the scale,
+    0 on every unrated row of a 1-5 label column, -1 and 99."""
+    from bacon_bayes.scale import sentinel_codes
+
+    frame = _table()
+    rng = np.random.default_rng(5)
+    frame["factcheck_errors"] = rng.poisson(np.clip(4.5 - frame["llm_a"], 0, None) * 0.35)
+    assert (frame["factcheck_errors"] == 0).mean() > 0.5
+    path = tmp_path / "errors.csv"
+    frame.to_csv(path, index=False)
+    out, argv = doctor([str(path)], capsys)
+    assert "factcheck_errors codes" not in out and "failure codes?" not in out, out
+    assert "factcheck_errors" in found(out, "judge")
+    table = out.split("judges: coverage", 1)[1].split("\n\n", 1)[0]
+    scale = next(ln.split()[1] for ln in table.splitlines() if ln.split()[0] == "factcheck_errors")
+    assert scale == f"0:{frame['factcheck_errors'].max()}", table
+    assert f"factcheck_errors ({scale};" in out  # the naive baseline's reason: the same
+    assert argv[0] == "estimate" and main([*argv, "--engine", "freq"]) == 0
+    assert "failure code" not in capsys.readouterr().out
+    # failure codes at 0 are still found where the others peak inside the scale: a 1-5
+    # judge's 0 on 39% of its rows, a label's 0 on every unrated row
+    judge = np.r_[np.repeat([1.0, 2, 3, 4, 5], [10, 20, 40, 30, 10]), np.zeros(70)]
+    assert sentinel_codes(judge)[0] == {0.0: 70}
+    label = np.r_[np.repeat([1.0, 2, 3, 4, 5], [5, 10, 20, 10, 5]), np.zeros(150)]
+    assert sentinel_codes(label)[0] == {0.0: 150}
+    assert sentinel_codes(np.r_[judge, [-1.0] * 5, [99.0] * 3])[0] == {
+        0.0: 70,
+        -1.0: 5,
+        99.0: 3,
+    }
