@@ -298,3 +298,49 @@ def test_a_judge_counting_errors_has_no_failure_codes_at_zero(tmp_path, capsys) 
         -1.0: 5,
         99.0: 3,
     }
+
+
+def _by_system(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` sorted by system (``M1``, ``M2``, ..., ``M10``), rows renumbered."""
+    key = frame["system"].str[1:].astype(int)
+    return (
+        frame.assign(k=key).sort_values("k", kind="stable").drop(columns="k").reset_index(drop=True)
+    )
+
+
+def test_bookkeeping_numbers_are_no_judges(tmp_path, capsys) -> None:
+    """Walk 59, s7b: a batch number (``row // 48`` of rows sorted by system, so it
+    follows the systems' quality) and a count of the response's words were taken as
+    judges: into the command, which lost the naive baseline, and into the bias section
+    ('a shift reads 7.8e+13 label points'). Both are left out, with why; so is a block
+    number not named so (equal runs rising with the rows). A judge whose scores the rows
+    are sorted by stays a judge."""
+    frame = _by_system(_table())
+    rng = np.random.default_rng(5)
+    frame["response_words"] = rng.integers(20, 300, len(frame)) + 20 * frame["llm_a"].astype(int)
+    frame["n_tokens_out"] = frame["response_words"] * 4 // 3
+    frame["batch"] = np.arange(len(frame)) // 48
+    frame["segment"] = np.arange(len(frame)) // 64  # 16 blocks of 64 rows, one of 32
+    path = tmp_path / "meta.csv"
+    frame.to_csv(path, index=False)
+    out, argv = doctor([str(path)], capsys)
+    assert found(out, "judge") == ["llm_a", "llm_b", "llm_c"], out
+    assert not {"response_words", "n_tokens_out", "batch", "segment"} & set(argv)
+    assert "a length" in _line(out, "left out", "response_words")
+    for c in ("batch", "segment"):
+        assert "blocks along the rows" in _line(out, "left out", c)
+    assert "no raw-judge average" not in out
+    # a table sorted by a judge's integer scores: that judge is still one
+    frame = _table().sort_values("llm_a", kind="stable").reset_index(drop=True)
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert found(out, "judge") == ["llm_a", "llm_b", "llm_c"], out
+    # metrics and judges' counts keep their names' chance; lengths do not
+    from bacon_bayes.doctor.names import not_judge_name
+
+    kept = ("bleu", "comet", "chrf", "metricx_xxl", "gpt4_score", "length_penalty", "n_errors")
+    assert [c for c in kept if not_judge_name(c)] == []
+    lengths = ("hyp_len", "len_output", "n_chars", "num_sentences", "answer_length", "words")
+    assert [
+        c for c in lengths if not (not_judge_name(c) or "").startswith("named like a len")
+    ] == []
