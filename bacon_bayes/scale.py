@@ -68,6 +68,9 @@ MAX_RATINGS = 6
 #: values, and :data:`ERROR_AT_ZERO_MIN` of them, at 0, and none across it
 ERROR_AT_ZERO = 0.1
 ERROR_AT_ZERO_MIN = 5
+#: a 0 below levels from 1 starts a count (of errors), no failure code, when it is the
+#: commonest value or more than this share, and 1 the others' commonest (:func:`_count_start`)
+COUNT_ZERO = 0.25
 
 
 @dataclass(frozen=True)
@@ -385,7 +388,8 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
     values that look like codes, under 5% of the scores: :func:`_negative_codes`)
     outside the scale of the other values. A code next
     to that scale (``0`` below levels ``1..10``: maybe a level of a ``0-10`` scale) counts
-    only as a spike, at least :data:`SPIKE` times as frequent as the median level.
+    only as a spike, at least :data:`SPIKE` times as frequent as the median level, and
+    not as the start of a count (:func:`_count_start`: its scale then starts at 0).
 
     Parameters
     ----------
@@ -426,12 +430,28 @@ def sentinel_codes(values: np.ndarray | pd.Series) -> tuple[dict[float, int], Sc
             keep = np.isin(codes, sorted(kept))
             codes, counts = codes[keep], counts[keep]
             levels = np.unique(rest, return_counts=True)[1]
-    found = {}
+    found, start = {}, False
     for c, n in zip(codes, counts, strict=True):
         next_to = scale.ratings >= 1 and min(abs(c - scale.low), abs(c - scale.high)) <= 1
-        if not next_to or n >= SPIKE * np.median(levels):
+        if next_to and _count_start(float(c), int(n), v, rest):
+            start = True  # its 0 joins its levels: one scale (0:6) said everywhere
+        elif not next_to or n >= SPIKE * np.median(levels):
             found[float(c)] = int(n)
+    if start:
+        scale = infer_scale(np.r_[rest, v[v == 0]]) or scale
     return found, scale
+
+
+def _count_start(code: float, n: int, v: np.ndarray, rest: np.ndarray) -> bool:
+    """Whether ``code`` (``n`` of ``v``; ``rest``: the values no suspect code) starts a
+    count (of errors, 0 = best) rather than being a failure code (see :data:`COUNT_ZERO`):
+    the counts fall away from 0. A label's 0 on every unrated row (the labels peaking
+    inside the scale) stays a code."""
+    if code != 0 or rest.size == 0 or float(rest.min()) != 1.0:
+        return False
+    values, counts = np.unique(rest, return_counts=True)
+    commonest = n >= counts.max() or n > COUNT_ZERO * v.size
+    return bool(commonest and values[np.argmax(counts)] == 1.0)
 
 
 def listed_codes(codes: dict[float, int], noun: str, shown: int = 5) -> str:

@@ -360,3 +360,87 @@ def test_a_units_row_gets_its_fix_alone_and_the_table_written_without_it_runs(
     words = command(doctor_out(Path("units_no_units.csv"), capsys))
     assert words is not None and "--label relevance" in " ".join(words)
     assert main([*words, "--engine", "freq"]) == 0
+
+
+def test_a_judge_counting_errors_has_no_failure_codes_at_zero(tmp_path, capsys) -> None:
+    """Walk 59, s6c: a judge that counts errors (0 on two thirds of the rows, lower is
+    better) had its 0s called failure codes outside a 1:5 scale, with the advice to blank
+    them (then it 'fails more on high labels': a circle), while "what can be computed"
+    gave it 0:5. Its 0 is its best and commonest value: part of one scale, said one way;
+    and estimate's note of failure codes is not printed either. Real failure codes are
+    still found: 0 on many rows of a 1-5 judge whose other scores peak inside the scale,
+    0 on every unrated row of a 1-5 label column, -1 and 99."""
+    from bacon_bayes.scale import sentinel_codes
+
+    frame = _table()
+    rng = np.random.default_rng(5)
+    frame["factcheck_errors"] = rng.poisson(np.clip(4.5 - frame["llm_a"], 0, None) * 0.35)
+    assert (frame["factcheck_errors"] == 0).mean() > 0.5
+    path = tmp_path / "errors.csv"
+    frame.to_csv(path, index=False)
+    out, argv = doctor([str(path)], capsys)
+    assert "factcheck_errors codes" not in out and "failure codes?" not in out, out
+    assert "factcheck_errors" in found(out, "judge")
+    table = out.split("judges: coverage", 1)[1].split("\n\n", 1)[0]
+    scale = next(ln.split()[1] for ln in table.splitlines() if ln.split()[0] == "factcheck_errors")
+    assert scale == f"0:{frame['factcheck_errors'].max()}", table
+    assert f"factcheck_errors ({scale};" in out  # the naive baseline's reason: the same
+    assert argv[0] == "estimate" and main([*argv, "--engine", "freq"]) == 0
+    assert "failure code" not in capsys.readouterr().out
+    # failure codes at 0 are still found where the others peak inside the scale: a 1-5
+    # judge's 0 on 39% of its rows, a label's 0 on every unrated row
+    judge = np.r_[np.repeat([1.0, 2, 3, 4, 5], [10, 20, 40, 30, 10]), np.zeros(70)]
+    assert sentinel_codes(judge)[0] == {0.0: 70}
+    label = np.r_[np.repeat([1.0, 2, 3, 4, 5], [5, 10, 20, 10, 5]), np.zeros(150)]
+    assert sentinel_codes(label)[0] == {0.0: 150}
+    assert sentinel_codes(np.r_[judge, [-1.0] * 5, [99.0] * 3])[0] == {
+        0.0: 70,
+        -1.0: 5,
+        99.0: 3,
+    }
+
+
+def _by_system(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` sorted by system (``M1``, ``M2``, ..., ``M10``), rows renumbered."""
+    key = frame["system"].str[1:].astype(int)
+    return (
+        frame.assign(k=key).sort_values("k", kind="stable").drop(columns="k").reset_index(drop=True)
+    )
+
+
+def test_bookkeeping_numbers_are_no_judges(tmp_path, capsys) -> None:
+    """Walk 59, s7b: a batch number (``row // 48`` of rows sorted by system, so it
+    follows the systems' quality) and a count of the response's words were taken as
+    judges: into the command, which lost the naive baseline, and into the bias section
+    ('a shift reads 7.8e+13 label points'). Both are left out, with why; so is a block
+    number not named so (equal runs rising with the rows). A judge whose scores the rows
+    are sorted by stays a judge."""
+    frame = _by_system(_table())
+    rng = np.random.default_rng(5)
+    frame["response_words"] = rng.integers(20, 300, len(frame)) + 20 * frame["llm_a"].astype(int)
+    frame["n_tokens_out"] = frame["response_words"] * 4 // 3
+    frame["batch"] = np.arange(len(frame)) // 48
+    frame["segment"] = np.arange(len(frame)) // 64  # 16 blocks of 64 rows, one of 32
+    path = tmp_path / "meta.csv"
+    frame.to_csv(path, index=False)
+    out, argv = doctor([str(path)], capsys)
+    assert found(out, "judge") == ["llm_a", "llm_b", "llm_c"], out
+    assert not {"response_words", "n_tokens_out", "batch", "segment"} & set(argv)
+    assert "a length" in _line(out, "left out", "response_words")
+    for c in ("batch", "segment"):
+        assert "blocks along the rows" in _line(out, "left out", c)
+    assert "no raw-judge average" not in out
+    # a table sorted by a judge's integer scores: that judge is still one
+    frame = _table().sort_values("llm_a", kind="stable").reset_index(drop=True)
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    assert found(out, "judge") == ["llm_a", "llm_b", "llm_c"], out
+    # metrics and judges' counts keep their names' chance; lengths do not
+    from bacon_bayes.doctor.names import not_judge_name
+
+    kept = ("bleu", "comet", "chrf", "metricx_xxl", "gpt4_score", "length_penalty", "n_errors")
+    assert [c for c in kept if not_judge_name(c)] == []
+    lengths = ("hyp_len", "len_output", "n_chars", "num_sentences", "answer_length", "words")
+    assert [
+        c for c in lengths if not (not_judge_name(c) or "").startswith("named like a len")
+    ] == []

@@ -46,10 +46,42 @@ ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr|n°|nº|no\.)$|#$", re.
 #: metadata (``created_at``, ``duration_ms``, ``tstamp``, ``n_words``) as well
 NOT_JUDGE = re.compile(
     r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time"
-    r"|duration|elapsed|tstamp|_at$|_ms$|(^|[_ .-])(date|created|updated|epoch)"
-    r"|^(n|num)[_ ]?(words|chars|characters|sentences|lines|turns|retries|attempts)$",
+    r"|duration|elapsed|tstamp|_at$|_ms$|(^|[_ .-])(date|created|updated|epoch)",
     re.I,
 )
+#: numeric columns named like a length or a count of the response's parts
+#: (``response_words``, ``hyp_len``, ``len_output``, ``n_chars``, ``num_output_sentences``):
+#: never judges (doctor measures the length from the text). ``length_penalty``, a part
+#: of BLEU, and ``n_errors``, a count a judge may give, are no match
+LENGTH_NAME = re.compile(
+    r"(^|[_ .-])(words|chars|characters|bytes|sentences|length|len|word_?count|char_?count)$"
+    r"|^len[_ .-]|^(n|num|number|count)[_ .-]?(of[_ .-])?([a-z]+[_ .-])?(words|chars"
+    r"|characters|bytes|sentences|lines|paragraphs|turns|retries|attempts|calls|requests"
+    r"|messages)$",
+    re.I,
+)
+#: numeric columns named like a batch, chunk, shard or page number: never judges when
+#: in blocks along the rows (:func:`~bacon_bayes.doctor.scores.row_blocks`)
+BLOCK_NAME = re.compile(
+    r"(^|[_ .-])(batch|chunk|shard|page|split|fold|part|partition|block)(e?s)?"
+    r"([_ .-]?(id|idx|no|nr|num|number|index))?$",
+    re.I,
+)
+
+
+def not_judge_name(name: str) -> str | None:
+    """Why a numeric column named ``name`` is no judge, in words (``named like a length
+    ...``), or None when its name does not say: a length (:data:`LENGTH_NAME`), a count,
+    a time or an index (:data:`NOT_JUDGE`)."""
+    if LENGTH_NAME.search(name):
+        return (
+            "named like a length (a count of words, characters or tokens; doctor measures "
+            "the response's length from its text column)"
+        )
+    if NOT_JUDGE.search(name):
+        return "named like a count, time or index"
+    return None
+
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 #: the aspects evaluations rate (SummEval's, HelpSteer's, MT-Bench's, ...): names of

@@ -50,12 +50,12 @@ from bacon_bayes.doctor.names import (
     ID_NAMES,
     JUDGE_NAME,
     LABEL_HINT,
-    NOT_JUDGE,
     NOT_RESPONSE,
     PROMPT_HINT,
     PROMPT_ID,
     RESPONSE_HINT,
     aspect_ratings,
+    not_judge_name,
     other_aspects,
 )
 from bacon_bayes.doctor.relation import (
@@ -67,7 +67,7 @@ from bacon_bayes.doctor.relation import (
     split_judges,
     weak_relation,
 )
-from bacon_bayes.doctor.scores import timestamp_like
+from bacon_bayes.doctor.scores import row_blocks, timestamp_like
 from bacon_bayes.doctor.strings import (
     MAX_GROUPS,
     TEXT_CHARS,
@@ -265,8 +265,8 @@ def _find_judges(
                 f"human rating of {c}, a label rather than a judge (--label {c} for its "
                 f"mean){ANYWAY}"
             )
-        elif NOT_JUDGE.search(c):
-            roles.left_out[c] = f"numeric, but named like a count, time or index{ANYWAY}"
+        elif named := not_judge_name(c):
+            roles.left_out[c] = f"numeric, but {named}{ANYWAY}"
         elif when := timestamp_like(num):
             roles.left_out[c] = f"numeric, but {when}{ANYWAY}"
         elif PROMPT_ID.search(c) and integers(num):
@@ -280,6 +280,8 @@ def _find_judges(
             roles.left_out[c] = "numeric but constant"
         elif _is_index(num):
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
+        elif blocks := row_blocks(num, c):
+            roles.left_out[c] = f"numeric, but {blocks}{ANYWAY}"
         elif flat := flat_on_labels(num, label):
             roles.left_out[c] = f"numeric and dense, but {flat} (pass --judge to use it anyway)"
         elif copy := copy_of_label(num, label) or near_copy(

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor.label import DENSE
+from bacon_bayes.doctor.names import BLOCK_NAME, JUDGE_NAME, SCORE_NAME
 from bacon_bayes.io import row_place
 from bacon_bayes.order import natural_key
 from bacon_bayes.scale import infer_scale, listed_codes, sentinel_codes
@@ -26,6 +27,7 @@ __all__ = [
     "absent_groups",
     "codes_text",
     "judge_scales",
+    "row_blocks",
     "score_flags",
     "timestamp_like",
 ]
@@ -55,6 +57,43 @@ def timestamp_like(values: pd.Series) -> str | None:
             rising = " rising with the rows," if np.all(np.diff(v) >= 0) else ""
             return f"values such as {v[0]:.0f}:{rising} {unit} since 1970, a timestamp"
     return None
+
+
+#: fewest blocks of a column in blocks along the rows whose name does not say so
+MIN_BLOCKS = 5
+
+
+def row_blocks(values: pd.Series, name: str) -> str | None:
+    """What a column of whole numbers in blocks along the rows is, in words (``whole
+    numbers in blocks along the rows (0 on the first 50 rows, 1 on the next 50, ...: 24
+    blocks): a batch, chunk or page number``): bookkeeping, not a judge's scores, though
+    it follows the label where the rows are sorted by system. None for any other column.
+
+    Each value fills one run of rows (at least two rows but the last's), on every row;
+    and the name says so (:data:`~bacon_bayes.doctor.names.BLOCK_NAME`: ``batch``,
+    ``chunk_id``), or, for a name not of a score or judge, the values rise by 1 from
+    block to block, at least :data:`MIN_BLOCKS` of them, and every block but the first
+    and last has as many rows (the first and last no more): a judge's integer scores on
+    rows sorted by them fill their runs unevenly."""
+    v = values.to_numpy(dtype=float)
+    if v.size < 4 or not np.isfinite(v).all() or (v != np.round(v)).any():
+        return None
+    starts = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    runs, firsts = np.diff(np.r_[starts, v.size]), v[starts]
+    if firsts.size < 2 or np.unique(firsts).size < firsts.size or (runs[:-1] < 2).any():
+        return None
+    if not BLOCK_NAME.search(name):
+        inner = runs[1:-1]
+        even = inner.size > 0 and (inner == inner[0]).all() and max(runs[0], runs[-1]) <= inner[0]
+        named = SCORE_NAME.search(name) or JUDGE_NAME.search(name)
+        if named or firsts.size < MIN_BLOCKS or not even or (np.diff(firsts) != 1).any():
+            return None
+    more = ", ..." if firsts.size > 2 else ""
+    return (
+        f"whole numbers in blocks along the rows ({firsts[0]:g} on the first {runs[0]} rows, "
+        f"{firsts[1]:g} on the next {runs[1]}{more}: {firsts.size} blocks): a batch, chunk or "
+        "page number, not a judge's scores"
+    )
 
 
 @dataclass(frozen=True)
