@@ -185,10 +185,15 @@ def test_a_utf16_file_is_read_by_its_byte_order_mark(tmp_path, capsys) -> None:
         (lambda i: f"00{i}", "leading zeros"),
     ],
 )
-def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, what) -> None:
+def test_label_ids_written_otherwise_name_the_cause(
+    tmp_path, capsys, monkeypatch, spell, what
+) -> None:
     """Finding 20: --labels ids that differ from the table's only by spaces around them,
     case or leading zeros: the error said "check that the labels belong to this file".
-    It says how they differ, with an example; unrelated ids keep the old advice."""
+    It says how they differ, with an example; unrelated ids keep the old advice. Walk of
+    session 59: with the line that writes the labels file's ids as the table's, after
+    which the labels join."""
+    monkeypatch.chdir(tmp_path)
     frame = _table()
     frame["id"] = "S" + frame["id"].astype(str) if what != "leading zeros" else frame.index
     labels = frame.loc[frame["human"].notna(), ["id", "human"]]
@@ -203,6 +208,10 @@ def test_label_ids_written_otherwise_name_the_cause(tmp_path, capsys, spell, wha
         f"all of them match an id of the table but for {what} (e.g. {spell(first)!r} is "
         f"{first!r}): write the labels file's ids as the table does" in err
     ), err
+    run_python_line(err)
+    assert "then pass --labels labels_ids.csv" in err
+    assert main(["doctor", str(table), "--labels", "labels_ids.csv", "--item", "id"]) == 0
+    assert "\nrun:\n" in capsys.readouterr().out
     labels.assign(id="X" + labels["id"].astype(str) + "Y").to_csv(file, index=False)
     assert main(["doctor", str(table), "--labels", str(file), "--item", "id"]) == 2
     assert "check that the labels belong to this file" in capsys.readouterr().err

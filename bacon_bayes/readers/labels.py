@@ -420,6 +420,8 @@ def join_labels(
     unknown = ids[~known & labeled].tolist()  # a row without a label places nothing
     if unknown:
         near = near_ids(unknown, table_ids)
+        if near and table is not None:  # the line that writes them so
+            near += _matched_ids_line(table, key, path, str(theirs), table_ids)
         raise ValidationError(
             f"labels file {name!r}: {len(unknown)} ids are not in the table's column {key!r}: "
             f"{_few(unknown)}; "
@@ -496,6 +498,36 @@ def near_ids(
                 f"{t!r}): write {whose} ids as the table does{zeros}"
             )
     return ""
+
+
+def _matched_ids_line(
+    table: str | Path, key: str, path: str | Path, theirs: str, table_ids: pd.Series
+) -> str:
+    """The shell line that writes the labels file at ``path`` with each id of its column
+    ``theirs`` written as the table's ``key`` column writes it (matched but for spaces,
+    case and leading zeros) into ``<stem>_ids.csv``, and what to pass then; ``""`` where
+    two of the table's ids match one way or a file is not a CSV or Parquet table."""
+    from bacon_bayes.csv_format import pandas_command, pandas_read
+
+    form = _ID_FORMS[-1][1]
+    if table_ids.map(form).duplicated().any() or not all(map(_plain_table, (table, path))):
+        return ""
+    name = Path(path).name
+    stem = name[: name.lower().rfind(".csv" if ".csv" in name.lower() else ".")]
+    out = unused_name(f"{stem}_ids")
+    fold = "lambda s: s.astype(str).str.strip().str.casefold().str.lstrip('0').replace('', '0')"
+    line = pandas_command(
+        f"f = {fold}; t = {pandas_read(table, text=True)}; lab = {pandas_read(path)}; "
+        f"m = dict(zip(f(t[{key!r}]), t[{key!r}])); "
+        f"lab[{theirs!r}] = f(lab[{theirs!r}]).map(m).fillna(lab[{theirs!r}]); "
+        f"lab.to_csv({out!r}, index=False)"
+    )
+    return f": {line}, then pass --labels {shlex.quote(out)}"
+
+
+def _plain_table(path: str | Path) -> bool:
+    """Whether ``path`` is a CSV or Parquet file (pandas reads it as bacon does)."""
+    return str(path).lower().endswith((".csv", ".csv.gz", ".tsv", ".parquet"))
 
 
 def _mean_line(path: str | Path, key: str, label: str) -> str:
