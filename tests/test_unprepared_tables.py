@@ -3,6 +3,7 @@ for 'not rated', a filled-in to-label file with '-' and ids written 181.0, ...""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -373,3 +374,33 @@ def test_ids_written_as_whole_floats_are_the_id(tmp_path, capsys) -> None:
     assert not re.search(r"left out +id ", out), out
     command = next(line for line in out.splitlines() if "bacon estimate" in line)
     assert "--item id" in command
+
+
+def test_a_labels_file_with_a_rater_and_notes_gives_its_one_column_of_numbers(
+    tmp_path, capsys
+) -> None:
+    """Walk of session 59: a labels file of id, annotator, rating and notes was refused
+    by doctor and estimate without --label ("several columns besides the id"). Its one
+    column of numbers is the label; a second one still asks for --label."""
+    frame = _table()
+    labeled = frame["human"].notna()
+    labels = pd.DataFrame(
+        {
+            "id": frame.loc[labeled, "id"],
+            "annotator": [f"ann_{k % 3}" for k in range(int(labeled.sum()))],
+            "rating": frame.loc[labeled, "human"],
+            "notes": ["unsure" if k % 7 == 0 else None for k in range(int(labeled.sum()))],
+        }
+    )
+    table, file = tmp_path / "table.csv", tmp_path / "labels.csv"
+    frame.drop(columns="human").to_csv(table, index=False)
+    labels.to_csv(file, index=False)
+    out = _run(["doctor", str(table), "--labels", str(file)], capsys)
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert command[command.index("--label") + 1] == "rating", out
+    args = ["estimate", str(table), "--labels", str(file), "--judge", "llm_a", "--json"]
+    result = json.loads(_run(args, capsys))
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labels["rating"].mean())
+    labels.assign(confidence=0.9).to_csv(file, index=False)
+    assert main(["doctor", str(table), "--labels", str(file)]) == 2
+    assert "several columns besides the id" in capsys.readouterr().err

@@ -15,7 +15,7 @@ from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.outputs import unused_name
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
-from bacon_bayes.words import bools_as_floats, id_text
+from bacon_bayes.words import as_numbers, bools_as_floats, id_text
 
 
 def _few(values: list[str], n: int = 5) -> str:
@@ -279,7 +279,8 @@ def _id_columns(
 def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str:
     """The label column of the labels file ``path`` when ``--label`` is not given: its
     one column besides the id (``item``, else the columns the table has too), or besides
-    the id and the columns the table has too (the key columns an id was made of).
+    the id and the columns the table has too (the key columns an id was made of), or its
+    one column of numbers among them (beside a rater's name, notes).
 
     Raises
     ------
@@ -301,6 +302,9 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
         among = None if item is None or item not in frame.columns else [item]
         ids = [c for c in rest if _holding(frame, labels[c], among)]
         rest = [c for c in rest if c not in ids] if len(ids) == 1 else rest
+    if len(rest) > 1:  # beside a rater's name and notes: the one column of numbers
+        numbers = [c for c in rest if _numbers_mostly(labels[c])]
+        rest = numbers if len(numbers) == 1 else rest
     if len(rest) == 1:
         return rest[0]
     shown = ", ".join(map(str, labels.columns[:12]))
@@ -310,6 +314,12 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
         f"--labels needs --label, the labels file's label column: {str(path)!r} has {why} "
         f"(its columns: {shown}{more}); pass --label with one of them."
     )
+
+
+def _numbers_mostly(column: pd.Series) -> bool:
+    """Whether most filled cells of ``column`` read as numbers (verdict words too)."""
+    filled = int(column.notna().sum())
+    return filled > 0 and int(as_numbers(column).notna().sum()) * 2 > filled
 
 
 def join_labels(
