@@ -356,7 +356,8 @@ def profile(
         ref = y if y is not None else agreement.stated_reference(frame, roles.judges, p.scales)
         p.between, p.judges_alpha = agreement.among_judges(frame, roles.judges, ref)
     if y is not None and roles.judges:
-        length = bias.words(frame[roles.response]) if roles.response else None
+        text = frame[roles.response].where(np.isfinite(y)) if roles.response else None
+        length = None if text is None else bias.words(text)  # the labeled items' lengths
         groups = frame[roles.group].to_numpy() if roles.group else None
         error = p.scale is not None and not np.isfinite([p.scale.low, p.scale.high]).all()
         how, p.length, p.groups, p.length_skipped = bias.oriented_biases(

@@ -67,8 +67,9 @@ def alpha(data: np.ndarray) -> tuple[float, str]:
     except ImportError:
         return interval_alpha(data), "computed by bacon: krippendorff not installed"
     x = np.asarray(data, dtype=float)
+    x = x[:, np.isfinite(x).sum(axis=0) >= 2]  # a unit of one rating pairs with none
     distinct = np.unique(x[np.isfinite(x)]).size
-    if (np.isfinite(x).sum(axis=0) >= 2).sum() < 2 or distinct < 2:
+    if x.shape[1] < 2 or distinct < 2:
         return float("nan"), PACKAGE
     if distinct > MAX_PACKAGE_VALUES:  # the package builds units x values x values arrays
         return interval_alpha(data), f"computed by bacon: {distinct} distinct values"

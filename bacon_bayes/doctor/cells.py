@@ -24,6 +24,8 @@ from bacon_bayes.words import as_numbers, fraction_fix, says_missing, word_level
 
 #: a string column is numbers with a few text cells (a judge's failures) from this share
 NUMBERS_SHARE = 0.9
+#: the first rows that tell a column of text from one of scores, in a long table
+SCREEN = 2000
 #: a cell of punctuation only (``-``, ``?``, ``--``): a mark for a missing value
 MARK = r"\s*[^\w\s]+\s*"
 #: how the reason of such a column begins
@@ -127,7 +129,12 @@ def text_cells(frame: pd.DataFrame, column: str, kind: str) -> str | None:
     verdict words (``Partially`` beside ``Yes`` / ``No``) is a level, not a failure
     (:func:`bacon_bayes.words.word_levels`): None."""
     s = frame[column]
-    if not is_str(s) or numeric(s) is not None or word_levels(s) is not None:
+    if not is_str(s):
+        return None
+    head = _other(s.iloc[:SCREEN])[0] if len(s) > SCREEN else None
+    if head is not None and len(head) and head.notna().mean() < 0.5:
+        return None  # text, by its first rows (a long table's texts read once, not whole)
+    if numeric(s) is not None or word_levels(s) is not None:
         return None
     num, bad = _other(s)
     if num.empty or bad.empty or num.nunique() < 2:

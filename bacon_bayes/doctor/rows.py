@@ -549,7 +549,7 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
     at least two columns whose other cells are numbers, so each of them reads as text
     and the row as an item. With ``path`` (a CSV), the line that writes the table without
     it; ``""`` when the first row is no such row."""
-    from bacon_bayes.doctor.cells import NUMBERS_SHARE, _other
+    from bacon_bayes.doctor.cells import NUMBERS_SHARE, SCREEN, _other
 
     if kind not in ("csv", "tsv") or len(frame) < 3:
         return ""
@@ -560,8 +560,10 @@ def units_row(frame: pd.DataFrame, kind: str, path: str | None = None) -> str:
         read, first = _other(frame[c].iloc[:1])  # '-', 'n/a': an empty cell, not text
         if read.notna().any():
             return ""  # a number in the first row: an item's
-        num = _other(frame[c].iloc[1:])[0]
-        if first.empty or num.empty:
+        if first.empty:
+            continue
+        num = _other(frame[c].iloc[1 : SCREEN + 1])[0]  # the next rows tell numbers from text
+        if num.empty:
             continue
         if num.notna().mean() < NUMBERS_SHARE:
             continue  # a text column (a name, a system)
