@@ -713,3 +713,41 @@ def test_raters_first_or_raters_by_aspect_are_told_apart() -> None:
     assert system_grid(judges_by_aspect, unlabeled=True) is None
     one_judge = pd.DataFrame({f"M{k}_gpt4": np.arange(12.0) for k in range(8)})
     assert system_grid(one_judge, unlabeled=True) is None  # one rater: too little to tell
+
+
+@pytest.mark.parametrize("choices", [False, True])
+def test_a_labelling_tool_s_rows_per_annotation_give_the_rating_s_mean(
+    tmp_path, capsys, monkeypatch, choices
+):
+    """Walk of session 59 (Label Studio's CSV export: a row per annotation, with
+    ``annotation_id``, ``annotator``, ``lead_time``): doctor took ``annotation_id`` (named
+    like an annotation) for the label, and its averaging line averaged the ids and kept
+    the first rating. An id is never a label; the rating is, and its mean per item is
+    written, also when the ratings are a choice's text ('4 - Relevant'), which the
+    line's pandas mean refused."""
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    table["relevance"] = table["relevance"].round()
+    labeled = table[table["relevance"].notna()]
+    raters = pd.concat(
+        [labeled.assign(annotator=f"ann{k}", annotation_id=1000 + 10 * np.arange(len(labeled)) + k,
+                        lead_time=12.5 + k, relevance=(labeled["relevance"] + d).clip(1, 5))
+         for k, d in ((1, 0.0), (2, 1.0), (3, -1.0))]
+    )  # fmt: skip
+    rows = pd.concat([raters, table[table["relevance"].isna()]]).sort_values("item", kind="stable")
+    if choices:
+        names = {1: "Irrelevant", 2: "Weak", 3: "Partly", 4: "Relevant", 5: "Highly relevant"}
+        rows["relevance"] = rows["relevance"].map(
+            lambda v: v if pd.isna(v) else f"{int(v)} - {names[int(v)]}"
+        )
+    rows.to_csv("export.csv", index=False)
+    out = doctor(Path("export.csv"), capsys)
+    assert "  label     relevance " in out, out
+    flat = " ".join(out.split())
+    run_python_line(flat.split("Average the ratings per item first: ", 1)[1])
+    fixed = pd.read_csv("export_per_item.csv").set_index("item")["relevance"].dropna()
+    means = raters.groupby("item")["relevance"].mean()
+    np.testing.assert_allclose(fixed.sort_index(), means.loc[fixed.index].sort_index())
+    again = command(doctor(Path("export_per_item.csv"), capsys))
+    assert again is not None and again[again.index("--label") + 1] == "relevance"
+    assert main(again) == 0

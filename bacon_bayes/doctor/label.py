@@ -23,7 +23,7 @@ from bacon_bayes.doctor.cells import (
     numeric,
     text_cells,
 )
-from bacon_bayes.doctor.names import HUMAN_PROTOCOL, LABEL_HINT, aspect_ratings
+from bacon_bayes.doctor.names import HUMAN_PROTOCOL, ID_LIKE, LABEL_HINT, aspect_ratings
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.doctor.rows import id_with_repeats
 from bacon_bayes.errors import ValidationError
@@ -99,7 +99,9 @@ def choose_label(
     ids = _repeated_ids(frame, item)
     for c in frame.columns:
         num = numeric(frame[c])
-        if num is not None and c != item and num.notna().sum() >= 2 and _filled(num, ids) < DENSE:
+        if num is None or c == item or ID_LIKE.search(str(c)):  # annotation_id: no label
+            continue
+        if num.notna().sum() >= 2 and _filled(num, ids) < DENSE:
             sparse.append(str(c))
     waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]
     sparse = [c for c in sparse if c not in waves] or sparse  # a wave column: no label

@@ -379,8 +379,12 @@ def repeated_ids(
     )  # fmt: skip
     runnable = read is not None and file is not None
     if rater is not None and label is not None:
+        said = label in frame.attrs.get("verdicts", {})  # read from words when the file was
+        words = said or not pd.api.types.is_numeric_dtype(frame[label])  # '4 - Relevant'
         code = (
-            f"cols = {{c: 'first' for c in df.columns if c not in ({item!r}, {rater!r})}}; "
+            f"from bacon_bayes.words import as_numbers; df[{label!r}] = as_numbers(df[{label!r}]); "
+            * words
+            + f"cols = {{c: 'first' for c in df.columns if c not in ({item!r}, {rater!r})}}; "
             f"cols[{label!r}] = 'mean'; "
             f"df = df.groupby({item!r}, as_index=False, sort=False).agg(cols)"
         )
