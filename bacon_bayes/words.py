@@ -282,6 +282,8 @@ def word_levels(
     text = text[~says_missing(text) & ~text.str.fullmatch(r"[^\w\s]+")]
     if text.empty or pd.to_numeric(text, errors="coerce").notna().any():
         return None
+    if text.str.match(r"\s*[\[{]").any():  # lists or objects packed in cells: no words
+        return None
     counts = text.value_counts()
     if not 2 <= len(counts) <= MOST_LEVELS or counts.iloc[-1] < LEVEL_SHARE * len(text):
         return None
@@ -579,7 +581,7 @@ def _date_parts(s: str) -> tuple[int, int] | None:
 
 
 def packed_cells(
-    s: pd.Series, column: str, again: Callable[[str, str], str] | None = None
+    s: pd.Series, column: str, again: Callable[[str, str], str] | None = None, label: bool = False
 ) -> str | None:
     """What a column of strings that are a judge's scores in another form holds, and the
     fix: JSON objects with a numeric key (``{"score": 5, "reason": "ok"}``), lists of
@@ -587,7 +589,8 @@ def packed_cells(
     top a spreadsheet read as day and month (``4/5`` saved as ``04/05/2025``). None for
     any other column (real dates on many days, names, texts). ``again``: the line that
     writes the table with pandas code run on it, and the doctor after it
-    (:func:`~bacon_bayes.doctor.cells.doctor_again` on the file); else the pandas."""
+    (:func:`~bacon_bayes.doctor.cells.doctor_again` on the file); else the pandas.
+    ``label``: the column is the labels' (lists: several raters' ratings of an item)."""
     unpacked = f"df[{column!r}].dropna().map(lambda s: json.loads(s) if isinstance(s, str) else s)"
 
     def fix(how: str, take: str) -> str:
@@ -616,12 +619,17 @@ def packed_cells(
     ):
         sizes = sorted({len(c) for c in cells})  # type: ignore[arg-type]
         runs = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        several = "several raters' ratings of an item" if label else "several runs of a judge"
         return (
-            f"{PACKED}: lists of numbers ({first}, {runs} to a cell), several runs of a judge "
-            "in one cell; "
+            f"{PACKED}: lists of numbers ({first}, {runs} to a cell), {several} in one cell; "
             + fix("take their mean", "lambda v: sum(v) / len(v)")
-            + " (or write the long table bacon reads, one row per item, judge and run: bacon "
-            "doctor says how to pivot it)" + ", and run again" * (again is None)
+            + (
+                ""
+                if label
+                else " (or write the long table bacon reads, one row per item, judge and run: "
+                "bacon doctor says how to pivot it)"
+            )
+            + ", and run again" * (again is None)
         )
     parts = [_date_parts(x) for x in v.unique()]
     if not parts or any(p is None for p in parts):

@@ -5,6 +5,7 @@ printed command treats the table as what it is not."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -750,4 +751,37 @@ def test_a_labelling_tool_s_rows_per_annotation_give_the_rating_s_mean(
     np.testing.assert_allclose(fixed.sort_index(), means.loc[fixed.index].sort_index())
     again = command(doctor(Path("export_per_item.csv"), capsys))
     assert again is not None and again[again.index("--label") + 1] == "relevance"
+    assert main(again) == 0
+
+
+def test_several_raters_ratings_packed_in_a_cell_are_the_labels(tmp_path, capsys, monkeypatch):
+    """Walk of session 59 (Argilla's flattened export: ``relevance.responses`` holds the
+    users' ratings as a list, ``relevance.responses.status`` ``['submitted', ...]``):
+    doctor took the status lists for labels written as words (and mapped them to 1 / 2,
+    an estimate of how many raters an item had), and called the ratings "several runs
+    of a judge". The lists of ratings are the labels, their mean taken by a line that
+    runs; lists of words are no levels."""
+    from bacon_bayes.words import word_levels
+
+    monkeypatch.chdir(tmp_path)
+    table = relevance_table()
+    ratings = table["relevance"].round()
+    three = np.arange(len(table)) % 3 == 0
+    table["relevance.responses"] = [
+        None if np.isnan(v) else json.dumps([int(v)] * (3 if t else 1))
+        for v, t in zip(ratings, three, strict=True)
+    ]
+    table["relevance.responses.status"] = [
+        None if np.isnan(v) else str(["submitted"] * (3 if t else 1))
+        for v, t in zip(ratings, three, strict=True)
+    ]
+    assert word_levels(table["relevance.responses.status"]) is None
+    table.drop(columns="relevance").to_csv("argilla.csv", index=False)
+    out = doctor(Path("argilla.csv"), capsys)
+    assert "none: 'relevance.responses' holds several ratings a cell" in out, out
+    can = " ".join(out.split("what can be computed:", 1)[1].split())
+    assert "several raters' ratings of an item in one cell; take their mean" in can
+    run_python_line(can)
+    again = command(doctor(Path("argilla_scores.csv"), capsys))
+    assert again is not None and again[again.index("--label") + 1] == "relevance.responses"
     assert main(again) == 0

@@ -193,3 +193,8 @@ def _variant(word: str, name: list[str], words: dict[str, list[str]]) -> bool:
         return False
     rest = set(name[1:])
     return not any(w[0] != word and rest <= set(w[1:]) for w in words.values() if len(w) > 1)
+
+
+def rated_name(name: str) -> bool:
+    """Whether a column is named like people's ratings (``human``, Argilla's ``responses``)."""
+    return bool(LABEL_HINT.search(name) or name.lower().endswith("responses"))

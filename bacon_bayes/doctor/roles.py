@@ -57,6 +57,7 @@ from bacon_bayes.doctor.names import (
     aspect_ratings,
     not_judge_name,
     other_aspects,
+    rated_name,
 )
 from bacon_bayes.doctor.relation import (
     copy_of_label,
@@ -335,13 +336,9 @@ def _need(frame: pd.DataFrame, column: str, option: str) -> None:
 
 
 def _find_failed_scores(
-    frame: pd.DataFrame,
-    meta: TableMeta,
-    given: list[str] | None,
-    roles: Roles,
-    read: str | None = None,
-    file: str | None = None,
-) -> None:
+    frame: pd.DataFrame, meta: TableMeta, given: list[str] | None, roles: Roles,
+    read: str | None = None, file: str | None = None,
+) -> None:  # fmt: skip
     """Leave out, with the cells and the fix, string columns of scores but for a few text
     cells: taken as strings they would pass for a group, prompt or category. With the
     file's pandas call ``read`` and its ``file``, the fix of a judge's failure cells is
@@ -355,7 +352,11 @@ def _find_failed_scores(
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
             continue
-        if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c), unpack)):
+        rated = roles.label is None and (frame[c].notna().mean() < DENSE or rated_name(str(c)))
+        if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c), unpack, rated)):
+            if rated and "ratings of an item" in packed:  # the labels, several to a cell
+                roles.reasons["label"] = f"none: {str(c)!r} holds several ratings a cell (below)"
+                roles.label_cells = f"the label column {str(c)!r} holds {packed}"
             roles.left_out[str(c)] = f"{packed}; left out of the judges and the command until then"
             continue
         cells = text_cells(frame, c, meta.format)
