@@ -293,3 +293,16 @@ def test_a_labels_file_of_several_raters_per_item_gets_the_line_that_averages_th
     assert err.rstrip().endswith("then pass --labels ratings_mean.csv).")
     out, _ = doctor(["main.csv", "--labels", "ratings_mean.csv", "--label", "human"], capsys)
     assert f"{len(labeled)} of {len(frame)} rows labeled" in _line(out, "label", "human")
+
+
+def test_a_judge_missing_one_score_is_not_said_to_score_every_row(tmp_path, capsys) -> None:
+    """Walk of session 59 (a ragas table): a judge missing one score of 1,200 was "100% of
+    rows scored" and its coverage "1.00", rounded up; estimate then imputed that score.
+    Shares are rounded down."""
+    frame = _table()
+    frame.loc[frame.index[7], "llm_a"] = np.nan
+    out = _doctor_out(tmp_path, frame, capsys)
+    assert "(99% of rows scored)" in _line(out, "judge", "llm_a"), out
+    assert "(100% of rows scored)" in _line(out, "judge", "llm_b")
+    row = next(ln.split() for ln in out.splitlines() if ln.split()[:1] == ["llm_a"])
+    assert row[2] == "0.99", row

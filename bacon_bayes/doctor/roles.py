@@ -299,7 +299,7 @@ def _find_judges(
                 continue
             roles.judges.append(c)
             dense = "numeric and dense" if share >= MOSTLY else "numeric"
-            why = f"{dense} ({share:.0%} of rows scored)"
+            why = f"{dense} ({np.floor(share * 100):.0f}% of rows scored)"  # 99%, not 100%
             if share < DENSE:  # a judge run on part of the items
                 why += ": a judge that scored part of the items (estimate imputes the rest)"
             why += f", {weak[0]}" if weak else ""

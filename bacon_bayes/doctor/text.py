@@ -94,7 +94,7 @@ def profile_text(p: Profile) -> str:
             {
                 "judge": r.judges,
                 "scale": [p.scales.get(j, "-") for j in r.judges],
-                "coverage": [p.coverage[j] for j in r.judges],
+                "coverage": [f"{np.floor(p.coverage[j] * 100) / 100:.2f}" for j in r.judges],
             }
         )
         if p.with_label is not None:
