@@ -20,11 +20,13 @@ _REPLY = (
 )
 _REPLY_RE = re.compile(_REPLY, re.IGNORECASE)
 _OUT_OF = re.compile(r"out\s+of", re.IGNORECASE)
-#: a score marked inside a longer reply: MT-Bench's double brackets, or the word score,
-#: rating or grade, a colon, ``=`` or ``is`` (markdown's ``**`` around either), then the
-#: score and its top if written (groups: the score in brackets, the score, its top)
+#: a score marked inside a longer reply: MT-Bench's double brackets, Prometheus'
+#: ``[RESULT] 4``, or the word score, rating or grade, a colon, ``=`` or ``is``
+#: (markdown's ``**`` around either), then the score and its top if written (groups: the
+#: score in brackets, after ``[RESULT]``, after its word; its top)
 _IN_TEXT = re.compile(
     r"\[\[\s*(\d+(?:\.\d+)?)\s*\]\]"
+    r"|\[RESULT\]\s*(\d+(?:\.\d+)?)(?!\.?\d)"
     r"|\b(?:score|rating|grade)\b[\s*_]*(?::|=|\bis\b)[\s*_]*(\d+(?:\.\d+)?)(?!\.?\d)"
     r"(?:\s*(?:/|out\s+of)\s*(\d+))?",
     re.IGNORECASE,
@@ -86,9 +88,9 @@ def _in_text(column: pd.Series) -> tuple[pd.Series, str] | None:
     """The last score marked in each reply (:func:`reply_scores`)."""
     found = {k: _last(v) for k, v in column.items() if isinstance(v, str)}
     marks = {k: m for k, m in found.items() if m is not None}
-    tops = {float(m[3]) for m in marks.values() if m[3] is not None}
+    tops = {float(m[4]) for m in marks.values() if m[4] is not None}
     score = pd.Series(
-        {k: float(m[1] or m[2]) for k, m in marks.items()}, index=column.index, dtype=float
+        {k: float(m[1] or m[2] or m[3]) for k, m in marks.items()}, index=column.index, dtype=float
     )
     if not marks or len(tops) > 1 or (tops and (min(tops) < 2 or score.max() > min(tops))):
         return None

@@ -232,6 +232,7 @@ def test_scores_written_as_a_judges_reply_are_read(tmp_path, capsys, form) -> No
         "The answer is accurate and covers 3 of the 4 points.\n\nRating: [[{}]]",
         "Coherence is fine (2 issues).\n**Score:** {}/5",
         "Step 1: read it. Step 2: compare.\nThe final score is {}.",
+        "Feedback: the response is partly accurate (2 errors). [RESULT] {}",
     ],
 )
 def test_whole_replies_with_their_score_marked_in_them_are_read(
