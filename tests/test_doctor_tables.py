@@ -744,6 +744,11 @@ def test_a_labelling_tool_s_rows_per_annotation_give_the_rating_s_mean(
     rows.to_csv("export.csv", index=False)
     out = doctor(Path("export.csv"), capsys)
     assert "  label     relevance " in out, out
+    from .test_doctor_messy import section  # each item counted once, not each rating
+
+    per = [ln.split() for ln in section(out, "labels per system").splitlines()[2:]]
+    assert sum(int(r[1]) for r in per) == table["item"].nunique(), per
+    assert sum(int(r[2]) for r in per) == len(labeled), per
     flat = " ".join(out.split())
     run_python_line(flat.split("Average the ratings per item first: ", 1)[1])
     fixed = pd.read_csv("export_per_item.csv").set_index("item")["relevance"].dropna()

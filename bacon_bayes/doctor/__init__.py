@@ -339,10 +339,11 @@ def profile(
                 p.empty[role] = where
     if roles.group and y is not None:  # the items the command estimates from
         kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
-        if roles.long and roles.long_key:  # one row per item and judge: each item once
-            by = kept.groupby(roles.long_key, sort=False, observed=True, dropna=False)
+        key = roles.long_key if roles.long else roles.item  # a row per judge, or per rater
+        if key and not kept[key].is_unique:  # each item once
+            by = kept.groupby(key, sort=False, observed=True, dropna=False)
             labeled = by["_labeled"].transform("any")  # the key may hold the group
-            first = kept.drop_duplicates(roles.long_key)
+            first = kept.drop_duplicates(key)
             kept = first.assign(_labeled=labeled.loc[first.index])
         counts = kept.groupby(roles.group, observed=True)["_labeled"].agg(
             items="size", labels="sum"
