@@ -340,7 +340,7 @@ def profile(
     if roles.group and y is not None:  # the items the command estimates from
         kept = frame.assign(_labeled=np.isfinite(y))[~dropped]
         key = roles.long_key if roles.long else roles.item  # a row per judge, or per rater
-        if key and not kept[key].is_unique:  # each item once
+        if key and kept.duplicated(key).any():  # each item once (a key of columns too)
             by = kept.groupby(key, sort=False, observed=True, dropna=False)
             labeled = by["_labeled"].transform("any")  # the key may hold the group
             first = kept.drop_duplicates(key)
