@@ -1,5 +1,6 @@
 """Reading the files evaluation tools write: CSV/Parquet tables, Inspect AI logs,
-lm-eval-harness sample logs, promptfoo results and generic JSON Lines.
+lm-eval-harness sample logs, promptfoo results, Label Studio and Argilla exports and
+generic JSON Lines.
 
 :func:`read_any` sniffs the format and returns the table with a :class:`TableMeta` that
 says which columns are ids, judges, texts and groups; :func:`join_labels` joins a
@@ -42,7 +43,8 @@ MAX_NESTING = 1000
 FORMATS = (
     "CSV (.csv, .csv.gz), Parquet (.parquet), an Excel workbook (.xlsx), an Inspect AI log "
     "(.eval, .json), an lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file "
-    "(.json) or JSON Lines (.jsonl)"
+    "(.json), a Label Studio export (JSON, JSON-MIN), an Argilla export (.json, .jsonl) or "
+    "JSON Lines (.jsonl)"
 )
 
 #: the formats that are plain tables (no eval harness's log): rows are what the user wrote
@@ -88,7 +90,7 @@ def sniff(path: Path) -> str:
 
 
 def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
-    from bacon_bayes.readers import inspect_log, promptfoo
+    from bacon_bayes.readers import inspect_log, labelling, promptfoo
     from bacon_bayes.readers.jsonl import flatten
 
     try:
@@ -99,6 +101,12 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return inspect_log.read_inspect(path)
     if promptfoo.looks_like(doc):
         return promptfoo.read_promptfoo(doc, str(path))
+    if labelling.is_label_studio(doc):
+        return labelling.read_label_studio(doc, str(path))
+    if labelling.is_argilla(doc):
+        return labelling.read_argilla(doc, str(path))
+    if labelling.is_label_studio_min(doc):
+        return labelling.read_label_studio_min(doc, str(path))
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         frame = pd.DataFrame([flatten(r) for r in doc])
         return frame, TableMeta(format="json", item=id_column(frame, ITEM_COLUMNS))
@@ -151,8 +159,8 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
     ValidationError
         A missing file, a folder, or a file of none of these formats.
     """
-    from bacon_bayes.readers import inspect_log, lm_eval
-    from bacon_bayes.readers.jsonl import first_object, read_jsonl
+    from bacon_bayes.readers import inspect_log, labelling, lm_eval
+    from bacon_bayes.readers.jsonl import first_object, read_jsonl, read_lines
 
     path = Path(path)
     if not path.exists():
@@ -169,8 +177,10 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = inspect_log.read_inspect(path)
         elif kind == "json":
             frame, meta = _read_json(path)
-        elif lm_eval.looks_like(first_object(path)):  # not the whole file for one line
+        elif lm_eval.looks_like(first := first_object(path)):  # not the whole file for one line
             frame, meta = lm_eval.read_lm_eval(path)
+        elif labelling.is_argilla([first]):
+            frame, meta = labelling.read_argilla(read_lines(path), str(path))
         else:
             frame, meta = read_jsonl(path)
         ids = [c for c in frame.columns if item_name(c) or c == meta.item]

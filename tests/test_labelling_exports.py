@@ -1,0 +1,160 @@
+"""Label Studio and Argilla exports read as one row per task: the annotators' mean as the
+label, the model's answers (predictions, suggestions) as judges; doctor on each file
+prints an estimate command that runs."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.readers import read_any
+from bacon_bayes.readers.labelling import read_argilla, read_label_studio
+
+from .labelling_fixtures import (
+    CANCELLED,
+    DISCARDED,
+    DRAFT,
+    LABELED,
+    SEVERAL,
+    N,
+    judge,
+    truth,
+    write_argilla_v1,
+    write_argilla_v2,
+    write_label_studio,
+    write_label_studio_min,
+)
+
+TRUTH = np.array([truth(i) for i in range(N)])
+
+
+def _labels_are_the_means(frame: pd.DataFrame, column: str = "relevance") -> None:
+    assert len(frame) == N
+    assert np.allclose(frame[column].to_numpy(), TRUTH, equal_nan=True)
+    assert frame[column].notna().sum() == LABELED
+    several = [i for i in SEVERAL if i < LABELED]
+    assert any(frame[column].iloc[i] % 1 for i in several)  # a mean, not one rating
+
+
+def _doctor_then_estimate(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run doctor on ``path``, then the estimate command it prints; doctor's output."""
+    assert main(["doctor", str(path)]) == 0
+    said = capsys.readouterr().out
+    lines = [shlex.split(x) for x in said.splitlines() if " estimate " in x]
+    words = next(w for w in lines if w[0] == "bacon" or w[0].endswith("python"))
+    assert main(words[words.index("estimate") :]) == 0
+    assert "calibrated (AEE)" in capsys.readouterr().out
+    return said
+
+
+def test_label_studio_json_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_label_studio(tmp_path / "project-7-at-2024.json")
+    frame, meta = read_any(path)
+    assert meta.format == "label-studio" and meta.item == "id"
+    assert list(frame["id"]) == list(range(1, N + 1))
+    _labels_are_the_means(frame)  # cancelled annotations (rating 1) left out
+    assert np.isnan(frame["relevance"].iloc[40])  # only a cancelled annotation: no label
+    assert meta.judges == ["judge-a.relevance", "judge-b.relevance"]
+    assert list(frame["judge-a.relevance"]) == [judge(i, 0) for i in range(N)]
+    assert list(frame["judge-b.relevance"]) == [judge(i, 1) for i in range(N)]
+    assert {"summary", "system", "doc_id"} <= set(frame.columns)  # data, prefix-free
+    assert not {"annotations", "predictions", "total_annotations"} & set(frame.columns)
+    said = " ".join(meta.notes) + frame.attrs["read as"]
+    assert f"{len(SEVERAL)} tasks annotated by several annotators" in said
+    assert f"{len(CANCELLED)} cancelled" in said
+    assert "'comment' (textarea)" in said  # a text control: no number, said
+    out = _doctor_then_estimate(path, capsys)
+    assert "label     relevance" in out and "judge     judge-a.relevance" in out
+
+
+def test_label_studio_data_judges_and_choices() -> None:
+    """Judge scores imported in ``data`` stay columns for doctor to find; choices are
+    read as a table's cells are ('4 - Relevant' as 4, Yes / No as 1 / 0); a data field
+    named like a control is prefixed."""
+    levels = {1: "1 - Irrelevant", 2: "2 - Partly", 3: "3 - Somewhat", 4: "4 - Relevant"}
+    tasks = []
+    for i in range(8):
+        anns = [
+            {
+                "id": 10 * i + a,
+                "completed_by": a,
+                "was_cancelled": False,
+                "result": [
+                    {"from_name": "rel", "type": "choices", "value": {"choices": [levels[v]]}},
+                    {"from_name": "ok", "type": "choices", "value": {"choices": [yes]}},
+                ],
+            }
+            for a, (v, yes) in enumerate([(1 + i % 4, "Yes"), (1 + (i + 1) % 4, "No")][: 1 + i % 2])
+        ]
+        tasks.append({"id": i, "data": {"text": "t", "rel": 9, "gpt": i % 5}, "annotations": anns})
+    frame, meta = read_label_studio(tasks, "x.json")
+    assert meta.judges == [] and "gpt" in frame.columns and "data.rel" in frame.columns
+    expected = [1 + i % 4 if i % 2 == 0 else (1 + i % 4 + 1 + (i + 1) % 4) / 2 for i in range(8)]
+    assert list(frame["rel"]) == expected
+    assert list(frame["ok"]) == [1.0 if i % 2 == 0 else 0.5 for i in range(8)]
+
+
+def test_label_studio_json_min_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_label_studio_min(tmp_path / "project-7-min.json")
+    frame, meta = read_any(path)
+    assert meta.format == "label-studio-min" and meta.item == "id"
+    _labels_are_the_means(frame)
+    assert not {"annotation_id", "annotator", "lead_time"} & set(frame.columns)
+    assert list(frame["judge_a"]) == [judge(i, 0) for i in range(N)]
+    out = _doctor_then_estimate(path, capsys)
+    assert "label     relevance" in out and "annotation_id" not in out
+
+
+def test_argilla_v2_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_argilla_v2(tmp_path / "records.json")
+    frame, meta = read_any(path)
+    assert meta.format == "argilla" and meta.item == "id"
+    _labels_are_the_means(frame)  # discarded responses and drafts (rating 1) left out
+    assert np.isnan(frame["relevance"].iloc[50])  # a draft alone: no label
+    assert meta.judges == ["gpt-x.relevance"]
+    assert list(frame["gpt-x.relevance"]) == [judge(i) for i in range(N)]
+    assert {"summary", "system", "doc_id", "length"} <= set(frame.columns)
+    said = " ".join(meta.notes)
+    assert f"{len(DISCARDED)} discarded" in said and f"{len(DRAFT)} draft" in said
+    out = _doctor_then_estimate(path, capsys)
+    assert "label     relevance" in out and "judge     gpt-x.relevance" in out
+
+
+def test_argilla_v1_hub_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_argilla_v1(tmp_path / "argilla_v1.jsonl")
+    frame, meta = read_any(path)
+    assert meta.format == "argilla" and meta.item == "id"
+    assert frame["id"].iloc[3] == "ex-003"
+    _labels_are_the_means(frame)
+    assert meta.judges == ["gpt-x.relevance"]
+    assert {"system", "doc_id"} <= set(frame.columns)  # the metadata's JSON unpacked
+    _doctor_then_estimate(path, capsys)
+
+
+def test_argilla_v2_flattened_records() -> None:
+    """``to_list(flatten=True)``: ``q.responses`` lists beside their ``.status``."""
+    records = [
+        {
+            "id": f"r{i}",
+            "status": "completed",
+            "text": "t",
+            "relevance.responses": [*[i % 5 + 1, 5][: 1 + i % 2], 1],
+            "relevance.responses.users": ["u1", "u2", "u3"][: 2 + i % 2],
+            "relevance.responses.status": [*["submitted"] * (1 + i % 2), "discarded"],
+            "relevance.suggestion": i % 3,
+            "relevance.suggestion.score": None,
+            "relevance.suggestion.agent": None,
+        }
+        for i in range(6)
+    ]
+    frame, meta = read_argilla(records, "flat.json")
+    assert list(frame["relevance"]) == [
+        i % 5 + 1 if i % 2 == 0 else (i % 5 + 6) / 2 for i in range(6)
+    ]
+    assert meta.judges == ["relevance.suggestion"] and list(frame["text"]) == ["t"] * 6
+    assert "6 discarded" in " ".join(meta.notes)
