@@ -42,7 +42,7 @@ MAX_NESTING = 1000
 FORMATS = (
     "CSV (.csv, .csv.gz), Parquet (.parquet), an Excel workbook (.xlsx), an Inspect AI log "
     "(.eval, .json), an lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file "
-    "(.json) or JSON Lines (.jsonl)"
+    "(.json), a W&B table (.table.json), a pandas to_json table (.json) or JSON Lines (.jsonl)"
 )
 
 #: the formats that are plain tables (no eval harness's log): rows are what the user wrote
@@ -89,6 +89,7 @@ def sniff(path: Path) -> str:
 
 def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
     from bacon_bayes.readers import inspect_log, promptfoo
+    from bacon_bayes.readers.json_tables import table_records
     from bacon_bayes.readers.jsonl import flatten
 
     try:
@@ -99,13 +100,19 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return inspect_log.read_inspect(path)
     if promptfoo.looks_like(doc):
         return promptfoo.read_promptfoo(doc, str(path))
+    read_as = ""
+    if (table := table_records(doc)) is not None:  # W&B, pandas' other orients
+        doc, read_as = table
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         frame = pd.DataFrame([flatten(r) for r in doc])
+        if read_as:
+            frame.attrs["read as"] = f"read as {read_as}"
         return frame, TableMeta(format="json", item=id_column(frame, ITEM_COLUMNS))
     keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
     raise ValidationError(
         f"{str(path)!r} is JSON but neither an Inspect AI log (eval, samples) nor a promptfoo "
-        f"result file (results.results) nor a list of records (top level: {keys}); pass "
+        f"result file (results.results) nor a table (a list of records; a W&B table or "
+        f"pandas' split, table, columns or index layouts) (top level: {keys}); pass "
         f"{FORMATS}."
     )
 
@@ -175,7 +182,9 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = read_jsonl(path)
         ids = [c for c in frame.columns if item_name(c) or c == meta.item]
         numbers = meta.format in ("json", "jsonl")  # records as a table: numbers as text too
-        return bools_as_floats(frame, numbers=numbers, ids=ids), meta
+        out = bools_as_floats(frame, numbers=numbers, ids=ids)
+        out.attrs |= {k: v for k, v in frame.attrs.items() if k not in out.attrs}
+        return out, meta
     except RecursionError:  # parsing or flattening a document nested thousands deep
         raise ValidationError(
             f"{str(path)!r} is nested too deeply to read (objects or lists inside each other "
