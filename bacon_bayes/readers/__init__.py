@@ -1,5 +1,6 @@
 """Reading the files evaluation tools write: CSV/Parquet tables, Inspect AI logs,
-lm-eval-harness sample logs, promptfoo results and generic JSON Lines.
+lm-eval-harness sample logs, promptfoo results, OpenAI evals logs, W&B and pandas JSON
+tables and generic JSON Lines.
 
 :func:`read_any` sniffs the format and returns the table with a :class:`TableMeta` that
 says which columns are ids, judges, texts and groups; :func:`join_labels` joins a
@@ -42,7 +43,8 @@ MAX_NESTING = 1000
 FORMATS = (
     "CSV (.csv, .csv.gz), Parquet (.parquet), an Excel workbook (.xlsx), an Inspect AI log "
     "(.eval, .json), an lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file "
-    "(.json), a W&B table (.table.json), a pandas to_json table (.json) or JSON Lines (.jsonl)"
+    "(.json), an OpenAI evals log (.jsonl), a W&B table (.table.json), a pandas to_json table "
+    "(.json) or JSON Lines (.jsonl)"
 )
 
 #: the formats that are plain tables (no eval harness's log): rows are what the user wrote
@@ -158,7 +160,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
     ValidationError
         A missing file, a folder, or a file of none of these formats.
     """
-    from bacon_bayes.readers import inspect_log, lm_eval
+    from bacon_bayes.readers import inspect_log, lm_eval, oai_evals
     from bacon_bayes.readers.jsonl import first_object, read_jsonl
 
     path = Path(path)
@@ -176,8 +178,10 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = inspect_log.read_inspect(path)
         elif kind == "json":
             frame, meta = _read_json(path)
-        elif lm_eval.looks_like(first_object(path)):  # not the whole file for one line
+        elif lm_eval.looks_like(first := first_object(path)):  # not the whole file
             frame, meta = lm_eval.read_lm_eval(path)
+        elif oai_evals.looks_like(first):
+            frame, meta = oai_evals.read_oai_evals(path)
         else:
             frame, meta = read_jsonl(path)
         ids = [c for c in frame.columns if item_name(c) or c == meta.item]

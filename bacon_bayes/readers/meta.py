@@ -14,7 +14,8 @@ class TableMeta:
     Attributes
     ----------
     format : str
-        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo`` or ``jsonl``; for
+        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo``, ``openai-evals``,
+        ``json`` or ``jsonl``; for
         pairwise files (:mod:`bacon_bayes.readers.pairwise`) ``arena``, ``alpacaeval`` or
         ``mt-bench``.
     item : str or None
