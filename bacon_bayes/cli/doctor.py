@@ -29,8 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "file",
-        help="CSV, Parquet, an Inspect AI log, an lm-eval sample log, promptfoo results or "
-        "JSON Lines",
+        help="CSV, Parquet, an Inspect AI log, an lm-eval sample log, promptfoo results, an "
+        "OpenAI evals log, a W&B or pandas JSON table or JSON Lines",
     )
     p.add_argument("--labels", metavar="FILE", help="CSV or Parquet of human labels joined by id")
     p.add_argument(

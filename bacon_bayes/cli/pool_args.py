@@ -267,8 +267,9 @@ def add_pool_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
         help="table of judge scores: CSV, Parquet, an Inspect AI log (.eval/.json), an "
-        "lm-eval-harness sample log (samples_*.jsonl), promptfoo results (.json) or JSON "
-        "Lines; or a study folder (bacon sample)",
+        "lm-eval-harness sample log (samples_*.jsonl), promptfoo results (.json), an OpenAI "
+        "evals log (.jsonl), a W&B or pandas JSON table or JSON Lines; or a study folder "
+        "(bacon sample)",
     )
     p.add_argument(
         "--label",

@@ -445,6 +445,8 @@ def _find_group(frame: pd.DataFrame, meta: TableMeta, given: str | None, roles: 
     for c in categorical(frame, roles) + group_codes(frame, taken) + list(crossed):
         if roles.long and JUDGE_NAME.search(c):
             continue  # names the judge of each row, not the items' group
+        if c in meta.text and meta.format not in GENERIC_FORMATS:
+            continue  # a log's responses, a few short ones repeated: no group
         counts = frame[c].value_counts()
         if 2 <= len(counts) <= min(MAX_GROUPS, n // 2) and counts.min() >= 2:
             cands.append(c)

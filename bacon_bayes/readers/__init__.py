@@ -1,6 +1,6 @@
 """Reading the files evaluation tools write: CSV/Parquet tables, Inspect AI logs,
-lm-eval-harness sample logs, promptfoo results, Label Studio and Argilla exports and
-generic JSON Lines.
+lm-eval-harness sample logs, promptfoo results, OpenAI evals logs, Label Studio and
+Argilla exports, W&B and pandas JSON tables and generic JSON Lines.
 
 :func:`read_any` sniffs the format and returns the table with a :class:`TableMeta` that
 says which columns are ids, judges, texts and groups; :func:`join_labels` joins a
@@ -43,7 +43,8 @@ MAX_NESTING = 1000
 FORMATS = (
     "CSV (.csv, .csv.gz), Parquet (.parquet), an Excel workbook (.xlsx), an Inspect AI log "
     "(.eval, .json), an lm-eval-harness sample log (samples_*.jsonl), a promptfoo result file "
-    "(.json), a Label Studio export (JSON, JSON-MIN), an Argilla export (.json, .jsonl) or "
+    "(.json), a Label Studio export (JSON, JSON-MIN), an Argilla export (.json, .jsonl), an "
+    "OpenAI evals log (.jsonl), a W&B table (.table.json), a pandas to_json table (.json) or "
     "JSON Lines (.jsonl)"
 )
 
@@ -91,6 +92,7 @@ def sniff(path: Path) -> str:
 
 def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
     from bacon_bayes.readers import inspect_log, labelling, promptfoo
+    from bacon_bayes.readers.json_tables import table_records
     from bacon_bayes.readers.jsonl import flatten
 
     try:
@@ -107,13 +109,19 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return labelling.read_argilla(doc, str(path))
     if labelling.is_label_studio_min(doc):
         return labelling.read_label_studio_min(doc, str(path))
+    read_as = ""
+    if (table := table_records(doc)) is not None:  # W&B, pandas' other orients
+        doc, read_as = table
     if isinstance(doc, list) and doc and all(isinstance(r, dict) for r in doc):
         frame = pd.DataFrame([flatten(r) for r in doc])
+        if read_as:
+            frame.attrs["read as"] = f"read as {read_as}"
         return frame, TableMeta(format="json", item=id_column(frame, ITEM_COLUMNS))
     keys = ", ".join(list(doc)[:8]) if isinstance(doc, dict) else type(doc).__name__
     raise ValidationError(
         f"{str(path)!r} is JSON but neither an Inspect AI log (eval, samples) nor a promptfoo "
-        f"result file (results.results) nor a list of records (top level: {keys}); pass "
+        f"result file (results.results) nor a table (a list of records; a W&B table or "
+        f"pandas' split, table, columns or index layouts) (top level: {keys}); pass "
         f"{FORMATS}."
     )
 
@@ -159,7 +167,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
     ValidationError
         A missing file, a folder, or a file of none of these formats.
     """
-    from bacon_bayes.readers import inspect_log, labelling, lm_eval
+    from bacon_bayes.readers import inspect_log, labelling, lm_eval, oai_evals
     from bacon_bayes.readers.jsonl import first_object, read_jsonl, read_lines
 
     path = Path(path)
@@ -177,15 +185,19 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = inspect_log.read_inspect(path)
         elif kind == "json":
             frame, meta = _read_json(path)
-        elif lm_eval.looks_like(first := first_object(path)):  # not the whole file for one line
+        elif lm_eval.looks_like(first := first_object(path)):  # not the whole file
             frame, meta = lm_eval.read_lm_eval(path)
         elif labelling.is_argilla([first]):
             frame, meta = labelling.read_argilla(read_lines(path), str(path))
+        elif oai_evals.looks_like(first):
+            frame, meta = oai_evals.read_oai_evals(path)
         else:
             frame, meta = read_jsonl(path)
         ids = [c for c in frame.columns if item_name(c) or c == meta.item]
         numbers = meta.format in ("json", "jsonl")  # records as a table: numbers as text too
-        return bools_as_floats(frame, numbers=numbers, ids=ids), meta
+        out = bools_as_floats(frame, numbers=numbers, ids=ids)
+        out.attrs |= {k: v for k, v in frame.attrs.items() if k not in out.attrs}
+        return out, meta
     except RecursionError:  # parsing or flattening a document nested thousands deep
         raise ValidationError(
             f"{str(path)!r} is nested too deeply to read (objects or lists inside each other "

@@ -37,10 +37,10 @@ def json_records(path: Path, form: str, *, columns: bool = False) -> list[dict[s
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationError(f"{str(path)!r} is not valid JSON ({exc}); {form}.") from exc
     if columns and isinstance(doc, dict):
-        try:
-            doc = pd.DataFrame(doc).to_dict(orient="records")
-        except ValueError:
-            doc = None
+        from bacon_bayes.readers.json_tables import table_records
+
+        table = table_records(doc)  # pandas' orient="columns" and the other layouts
+        doc = None if table is None else table[0]
     if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
         raise ValidationError(f"{str(path)!r} is JSON but not an array of records; {form}.")
     return doc

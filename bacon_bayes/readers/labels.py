@@ -13,6 +13,7 @@ import pandas as pd
 from bacon_bayes.errors import RepeatedIdError, ValidationError
 from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.outputs import unused_name
+from bacon_bayes.readers import one_hot
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.pairwise import _majority, to_verdict
 from bacon_bayes.words import as_numbers, bools_as_floats, id_text
@@ -307,6 +308,8 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
         rest = numbers if len(numbers) == 1 else rest
     if len(rest) == 1:
         return rest[0]
+    if (answer := one_hot.batch_label(labels)) is not None:  # an MTurk batch's one answer
+        return answer
     shown = ", ".join(map(str, labels.columns[:12]))
     more = f" and {len(labels.columns) - 12} more" if len(labels.columns) > 12 else ""
     why = "several columns besides the id" if rest else "no column besides the id"
@@ -372,7 +375,8 @@ def join_labels(
     labels = read_labels(path)
     read_as = labels.attrs.get("verdicts", {}).get(label)  # words read as numbers
     name = str(path)
-    if label not in labels.columns:
+    hot = one_hot.group_of(labels, label)  # Answer.relevance.1 ... .5: one rating
+    if label not in labels.columns and hot is None:
         raise ValidationError(
             f"labels file {name!r} has no column {label!r} (its columns: "
             f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
@@ -380,6 +384,10 @@ def join_labels(
     paths = None if table is None else (table, path)
     key = key_column(frame, labels, item, label, paths)
     key, theirs = _id_columns(frame, labels, key, name, label)
+    if hot is not None:
+        raise ValidationError(
+            f"labels file {name!r}: {one_hot.one_hot_line(path, labels, str(theirs), *hot)}."
+        )
     joined_by = ""
     if theirs != key:  # the labels file's ID for the table's id
         if key in labels.columns:
@@ -413,9 +421,9 @@ def join_labels(
         ids, several, dup = labels[key], len(dup), []
     if dup:
         raise ValidationError(
-            f"labels file {name!r}: ids {_few(dup)} appear more than once in column {key!r}; "
-            "keep one label per item (average repeated labels first"
-            f"{_mean_line(path, str(theirs), label)})."
+            f"labels file {name!r}: ids {_few(dup)} appear more than once in column "
+            f"{str(theirs)!r}; keep one label per item (average repeated labels first"
+            f"{_mean_line(path, str(theirs), label, labels)})."
         )
     if table_ids.duplicated().any():
         first = table_ids[table_ids.duplicated()].iloc[0]
@@ -540,10 +548,11 @@ def _plain_table(path: str | Path) -> bool:
     return str(path).lower().endswith((".csv", ".csv.gz", ".tsv", ".parquet"))
 
 
-def _mean_line(path: str | Path, key: str, label: str) -> str:
-    """The shell line that writes the labels file at ``path`` (CSV or Parquet) with one
-    row per id of its column ``key``, the mean of its ``label`` values (several raters'),
-    into ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
+def _mean_line(path: str | Path, key: str, label: str, labels: pd.DataFrame) -> str:
+    """The shell line that writes the labels file at ``path`` (CSV or Parquet; read as
+    ``labels``) with one row per id of its column ``key``, the mean of its ``label``
+    values (several raters'; an MTurk batch's rejected assignments left out, said), into
+    ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
     from bacon_bayes.csv_format import pandas_command, pandas_read
 
     ending = next((e for e in (".csv", ".csv.gz", ".tsv", ".parquet") if str(path).endswith(e)), "")
@@ -551,10 +560,11 @@ def _mean_line(path: str | Path, key: str, label: str) -> str:
         return ""
     out = unused_name(f"{Path(path).name.removesuffix(ending)}_mean")
     line = pandas_command(
-        f"lab = {pandas_read(path)}; lab.groupby({key!r}, as_index=False)[{label!r}].mean()"
-        f".to_csv({out!r}, index=False)"
+        f"lab = {pandas_read(path)}; {one_hot.keep_code(labels)}"
+        f"lab.groupby({key!r}, as_index=False)[{label!r}].mean().to_csv({out!r}, index=False)"
     )
-    return f", e.g. each item's mean: {line}, then pass --labels {shlex.quote(out)}"
+    said = one_hot.rejected_note(labels)
+    return f", e.g. each item's mean{said}: {line}, then pass --labels {shlex.quote(out)}"
 
 
 def restore_zeros(

@@ -14,8 +14,8 @@ class TableMeta:
     Attributes
     ----------
     format : str
-        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo``, ``label-studio``,
-        ``label-studio-min``, ``argilla`` or ``jsonl``; for
+        ``csv``, ``parquet``, ``inspect``, ``lm-eval``, ``promptfoo``, ``openai-evals``,
+        ``label-studio``, ``label-studio-min``, ``argilla``, ``json`` or ``jsonl``; for
         pairwise files (:mod:`bacon_bayes.readers.pairwise`) ``arena``, ``alpacaeval`` or
         ``mt-bench``.
     item : str or None

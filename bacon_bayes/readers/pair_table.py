@@ -26,6 +26,7 @@ import pandas as pd
 from bacon_bayes.csv_format import table_header
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
+from bacon_bayes.readers.one_hot import marked
 from bacon_bayes.readers.pairwise import (
     _WORDS,
     VERDICT_HELP,
@@ -310,20 +311,21 @@ def _one_hot_vote(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
         )
     if (label or "winner") != "winner" or "winner" in frame.columns:
         return frame
-    votes = frame[trio].apply(pd.to_numeric, errors="coerce")
-    voted = votes.notna().any(axis=1).to_numpy()
-    ok = (votes.fillna(0).isin([0, 1]).all(axis=1) & (votes.sum(axis=1) == 1)).to_numpy()
-    if (bad := voted & ~ok).any():
+    choice, voted, bad = marked(frame, trio)  # as a one-hot rating's (readers.one_hot)
+    if bad.any():
         k = int(np.argmax(bad))
+        cells = (frame[c].iloc[k] for c in trio)
+        shown = ", ".join(
+            f"{c} {v:g}" if isinstance(v, float) else f"{c} {v}"
+            for c, v in zip(trio, cells, strict=True)
+        )
         raise ValidationError(
-            f"{row_place(frame, k)}: {', '.join(f'{c} {votes[c].iloc[k]:g}' for c in trio)}; "
+            f"{row_place(frame, k)}: {shown}; "
             "a vote has exactly one of the three at 1 and the others at 0 (all empty: no "
             "vote). Fix that row."
         )
     out = frame.copy()
-    out["winner"] = np.where(
-        voted, np.array(["A", "B", "tie"])[votes.fillna(0).to_numpy().argmax(1)], None
-    )
+    out["winner"] = np.where(voted, np.array(["A", "B", "tie"])[choice], None)
     out.attrs["one-hot vote"] = trio
     return out
 

@@ -1,0 +1,127 @@
+"""MTurk batch results as --labels: a radio answer written one-hot, rejected assignments,
+the labels file's id column named as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.cli import main
+from bacon_bayes.readers.one_hot import marked, option_groups
+
+from .printed import run_python_line
+
+ITEMS = 40
+LABELED = 12
+WORKERS = ("A1WORKER", "A2WORKER", "A3WORKER")
+
+
+def _table(folder: Path) -> Path:
+    rng = np.random.default_rng(7)
+    path = folder / "judges.csv"
+    pd.DataFrame(
+        {
+            "item_id": [f"doc-{i}/M1" for i in range(ITEMS)],
+            "gpt4": rng.integers(1, 6, ITEMS),
+            "llama": rng.integers(1, 6, ITEMS),
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+def _batch(rejected: int = 0) -> pd.DataFrame:
+    """One row per assignment: every labeled item rated by three workers; the first
+    ``rejected`` rows rejected (rated 1, far from the others)."""
+    rng = np.random.default_rng(8)
+    rows = []
+    for i in range(LABELED):
+        for w in WORKERS:
+            rows.append(
+                {
+                    "HITId": f"3HIT{i:04d}",
+                    "AssignmentId": f"3AS{i:04d}{w}",
+                    "WorkerId": w,
+                    "AssignmentStatus": "Submitted",
+                    "WorkTimeInSeconds": int(rng.integers(30, 300)),
+                    "Input.item_id": f"doc-{i}/M1",
+                    "Input.summary": f"summary {i}",
+                    "Answer.relevance": int(rng.integers(2, 6)),
+                    "Answer.comments": "",
+                }
+            )
+    frame = pd.DataFrame(rows)
+    frame.loc[: rejected - 1, "AssignmentStatus"] = "Rejected"
+    frame.loc[: rejected - 1, "Answer.relevance"] = 1
+    return frame
+
+
+def _one_hot(batch: pd.DataFrame) -> pd.DataFrame:
+    out = batch.drop(columns="Answer.relevance")
+    for k in range(1, 6):
+        out[f"Answer.relevance.{k}"] = np.where(batch["Answer.relevance"] == k, "true", "false")
+    return out
+
+
+def _means(batch: pd.DataFrame) -> pd.Series:
+    kept = batch[batch["AssignmentStatus"] != "Rejected"]
+    return kept.groupby("Input.item_id")["Answer.relevance"].mean()
+
+
+def _refusal(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main(["doctor", *args]) == 2
+    return capsys.readouterr().err
+
+
+def test_one_hot_columns_read_as_one_answer() -> None:
+    frame = _one_hot(_batch())
+    groups = option_groups(frame)
+    assert list(groups) == ["Answer.relevance"]
+    cols = [c for c, _ in groups["Answer.relevance"]]
+    choice, answered, bad = marked(frame, cols)
+    assert answered.all() and not bad.any()
+    assert np.array_equal(choice + 1, _batch()["Answer.relevance"])
+
+
+@pytest.mark.parametrize("label", [None, "Answer.relevance.1", "Answer.relevance"])
+def test_one_hot_rating_line_writes_the_mean(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    label: str | None,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _table(tmp_path)
+    batch = _batch(rejected=3)
+    _one_hot(batch).to_csv(tmp_path / "batch.csv", index=False)
+    err = _refusal(
+        capsys, "judges.csv", "--labels", "batch.csv", *(["--label", label] * bool(label))
+    )
+    assert "one answer written one-hot" in err and "'Answer.relevance'" in err
+    assert "3 of its 36 rows are rejected assignments" in err
+    run_python_line(err, cwd=tmp_path)
+    out = err.split("then pass --labels ")[1].split()[0]
+    written = pd.read_csv(tmp_path / out).set_index("Input.item_id")["Answer.relevance"]
+    assert np.allclose(written.sort_index(), _means(batch).sort_index())
+    assert main(["doctor", "judges.csv", "--labels", out, "--label", "Answer.relevance"]) == 0
+    assert "label     Answer.relevance" in capsys.readouterr().out
+
+
+def test_rejected_left_out_of_the_mean_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _table(tmp_path)
+    batch = _batch(rejected=4)
+    batch.to_csv(tmp_path / "batch.csv", index=False)
+    err = _refusal(capsys, "judges.csv", "--labels", "batch.csv")  # the label found: the answer
+    assert "appear more than once in column 'Input.item_id'" in err  # as the file names it
+    assert "4 of its 36 rows are rejected assignments" in err
+    run_python_line(err, cwd=tmp_path)
+    out = err.split("then pass --labels ")[1].split()[0].rstrip(").")
+    written = pd.read_csv(tmp_path / out).set_index("Input.item_id")["Answer.relevance"]
+    assert np.allclose(written.sort_index(), _means(batch).sort_index())
+    assert main(["doctor", "judges.csv", "--labels", out]) == 0
+    assert "label     Answer.relevance" in capsys.readouterr().out
