@@ -444,3 +444,20 @@ def test_bookkeeping_numbers_are_no_judges(tmp_path, capsys) -> None:
     assert [
         c for c in lengths if not (not_judge_name(c) or "").startswith("named like a len")
     ] == []
+
+
+def test_a_json_lines_file_gets_the_lines_a_csv_gets(tmp_path, capsys, monkeypatch) -> None:
+    """A walk of session 59: on a JSON or JSON Lines file doctor printed no line for a
+    judge's failure cells (nor for pivots or label words): pandas does not read such a
+    file as bacon does. The lines read it with bacon's ``read_any``, and run."""
+    monkeypatch.chdir(tmp_path)
+    frame = _table()
+    frame["llm_a"] = frame["llm_a"].astype(object)
+    frame.loc[[3, 9], "llm_a"] = "error"
+    frame.to_json("t.jsonl", orient="records", lines=True)
+    out, _ = doctor(["t.jsonl"], capsys)
+    left = _line(out, "left out", "llm_a")
+    assert "from bacon_bayes.readers import read_any; df = read_any('t.jsonl')[0]" in left, left
+    run_python_line(left)
+    again, command = doctor(["t_scores.csv"], capsys)
+    assert "llm_a" in found(again, "judge") and main(command) == 0

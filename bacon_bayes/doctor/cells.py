@@ -281,9 +281,15 @@ def doctor_again(read: str, path: str, what: str, code: str, after: str = "") ->
     from bacon_bayes.study.folder import file_stem
 
     out = unused_name(f"{file_stem(path)}_{what}")
-    via = "from bacon_bayes.readers import read_any; " * read.startswith("read_any(")
-    line = pandas_command(f"{via}df = {read}; {code}; df.to_csv({out!r}, index=False)")
+    line = pandas_command(f"{read_line(read)}; {code}; df.to_csv({out!r}, index=False)")
     return f"{line}, then bacon doctor {shlex.quote(out)}{after}"
+
+
+def read_line(read: str) -> str:
+    """The statement that reads the table as ``df`` by ``read`` (a pandas call, or bacon's
+    ``read_any(...)[0]`` for a file pandas does not read as bacon does, with its import)."""
+    via = "from bacon_bayes.readers import read_any; " * read.startswith("read_any(")
+    return f"{via}df = {read}"
 
 
 #: the most distinct failure texts :func:`emptied_line` lists in the line it prints

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.csv_format import pandas_command, pandas_read
-from bacon_bayes.doctor.cells import FAILED, is_str, numeric
+from bacon_bayes.doctor.cells import FAILED, is_str, numeric, read_line
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
     GROUP_HINT,
@@ -92,7 +92,7 @@ def _pandas(recipe: str, read: str | None) -> str:
     reads the file) a shell line that runs as printed, else an example."""
     if read is None:
         return f"e.g. in pandas: {recipe}"
-    return f"with pandas: {pandas_command(f'df = {read}; {recipe}')}"
+    return f"with pandas: {pandas_command(f'{read_line(read)}; {recipe}')}"
 
 
 def _run_column(frame: pd.DataFrame, others: list[str], judge: list[str]) -> str | None:
@@ -103,13 +103,17 @@ def _run_column(frame: pd.DataFrame, others: list[str], judge: list[str]) -> str
     )
 
 
+#: the formats of JSON files of records, read for a printed line by bacon's ``read_any``
+JSON = ("json", "jsonl")
+
+
 def read_call(path: str | Path, kind: str) -> str | None:
-    """The pandas call that reads the table at ``path`` for a pivot recipe
-    (:func:`~bacon_bayes.csv_format.pandas_read`), or None where pandas does not read
-    ``kind`` as bacon does (an eval harness's log) or there is no such file."""
-    if kind not in ("csv", "tsv", "parquet", "xlsx") or not Path(path).is_file():
+    """The call that reads the table at ``path`` for a printed line: pandas'
+    (:func:`~bacon_bayes.csv_format.pandas_read`), bacon's ``read_any`` for a JSON file of
+    records (:data:`JSON`), or None for an eval harness's log or no such file."""
+    if not Path(path).is_file() or kind not in ("csv", "tsv", "parquet", "xlsx", *JSON):
         return None
-    return pandas_read(path)
+    return f"read_any({str(path)!r})[0]" if kind in JSON else pandas_read(path)
 
 
 def pivot_recipe(

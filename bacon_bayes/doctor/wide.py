@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from bacon_bayes.doctor.cells import read_line
 from bacon_bayes.doctor.names import ASPECT_WORDS, LABEL_HINT
 from bacon_bayes.outputs import unused_name
 
@@ -118,5 +119,5 @@ def wide_by_system(
     )
     if read is None:
         return f"{what}. Write it so, with pandas: import re; {code.replace(out, 'answers.csv')}"
-    line = pandas_command(f"import re; df = {read}; {code}")
+    line = pandas_command(f"import re; {read_line(read)}; {code}")
     return f"{what}. Write it so: {line}, then bacon doctor {out}"
