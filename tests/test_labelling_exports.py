@@ -158,3 +158,26 @@ def test_argilla_v2_flattened_records() -> None:
     ]
     assert meta.judges == ["relevance.suggestion"] and list(frame["text"]) == ["t"] * 6
     assert "6 discarded" in " ".join(meta.notes)
+
+
+def test_a_label_studio_export_is_a_labels_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The labels made in Label Studio beside a table of judge scores: ``--labels`` read
+    the export as records and asked for ``--label`` among its raw fields (``annotations``,
+    ``predictions``, ``total_annotations``...). It is read as the tool's export: each
+    question's mean the label, the predictions not taken for labels."""
+    path = write_label_studio(tmp_path / "ls.json")
+    frame, meta = read_any(path)
+    scores = frame[["id", "system", "doc_id", *meta.judges]]
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    assert main(["doctor", str(tmp_path / "scores.csv"), "--labels", str(path)]) == 0
+    out = capsys.readouterr().out
+    command = shlex.split(out.splitlines()[out.splitlines().index("run:") + 1])
+    assert command[command.index("--label") + 1] == "relevance", out
+    assert main([*command[1:], "--json"]) == 0
+    import json
+
+    result = json.loads(capsys.readouterr().out)
+    labeled = frame["relevance"].dropna()
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(labeled.mean())

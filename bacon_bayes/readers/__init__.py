@@ -103,12 +103,8 @@ def _read_json(path: Path) -> tuple[pd.DataFrame, TableMeta]:
         return inspect_log.read_inspect(path)
     if promptfoo.looks_like(doc):
         return promptfoo.read_promptfoo(doc, str(path))
-    if labelling.is_label_studio(doc):
-        return labelling.read_label_studio(doc, str(path))
-    if labelling.is_argilla(doc):
-        return labelling.read_argilla(doc, str(path))
-    if labelling.is_label_studio_min(doc):
-        return labelling.read_label_studio_min(doc, str(path))
+    if (export := labelling.read_export(doc, str(path))) is not None:
+        return export
     read_as = ""
     if (table := table_records(doc)) is not None:  # W&B, pandas' other orients
         doc, read_as = table

@@ -197,6 +197,18 @@ def _records(doc: Any) -> list[dict[str, Any]]:
     return doc[:PEEK]
 
 
+def read_export(doc: Any, name: str) -> tuple[pd.DataFrame, TableMeta] | None:
+    """``doc`` (a JSON file's content, named ``name``) read as a labelling tool's export
+    (Label Studio's JSON or JSON-MIN, Argilla's records), else None."""
+    if is_label_studio(doc):
+        return read_label_studio(doc, name)
+    if is_argilla(doc):
+        return read_argilla(doc, name)
+    if is_label_studio_min(doc):
+        return read_label_studio_min(doc, name)
+    return None
+
+
 def is_label_studio(doc: Any) -> bool:
     """Whether parsed JSON is a Label Studio JSON export (tasks with ``data`` and
     ``annotations`` or ``predictions`` lists)."""

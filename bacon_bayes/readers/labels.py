@@ -15,6 +15,7 @@ from bacon_bayes.io import item_name, plural_places, read_table, row_place
 from bacon_bayes.outputs import unused_name
 from bacon_bayes.readers import one_hot
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
+from bacon_bayes.readers.labelling import read_export
 from bacon_bayes.readers.pairwise import _majority, to_verdict
 from bacon_bayes.words import as_numbers, bools_as_floats, id_text
 
@@ -32,7 +33,12 @@ def read_labels(path: str | Path) -> pd.DataFrame:
         frame = read_jsonl(path)[0]
     elif str(path).lower().endswith(".json") and Path(path).is_file():
         form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-        frame = pd.DataFrame.from_records(json_records(Path(path), form + ", or JSON Lines"))
+        records = json_records(Path(path), form + ", or JSON Lines", columns=True)
+        export = read_export(records, str(path))  # Label Studio's, Argilla's
+        if export is not None:  # its labels, not the predictions (judges) it holds too
+            frame = export[0].drop(columns=export[1].judges)
+        else:
+            frame = pd.DataFrame.from_records(records)
     else:
         return read_table(path)
     # as a table's cells: true / false as 1 / 0, "N/A" and "-" as no label, said
@@ -304,7 +310,7 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
         ids = [c for c in rest if _holding(frame, labels[c], among)]
         rest = [c for c in rest if c not in ids] if len(ids) == 1 else rest
     if len(rest) > 1:  # beside a rater's name and notes: the one column of numbers
-        numbers = [c for c in rest if _numbers_mostly(labels[c])]
+        numbers = [c for c in rest if _numbers_mostly(labels[c]) and not item_name(c)]
         rest = numbers if len(numbers) == 1 else rest
     if len(rest) == 1:
         return rest[0]
