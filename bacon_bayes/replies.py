@@ -31,6 +31,9 @@ _IN_TEXT = re.compile(
     r"(?:\s*(?:/|out\s+of)\s*(\d+))?",
     re.IGNORECASE,
 )
+#: a column named as a score's reasons (DeepEval's ``... reason``: "The score is 0.80
+#: because ..."): the score is in a column of its own, and the reasons are not read
+_RATIONALE = re.compile(r"reason|rationale|explanation|justification", re.IGNORECASE)
 #: the first filled cells a column's replies are screened on for marked scores
 _SCREEN = 256
 
@@ -44,10 +47,13 @@ def reply_scores(column: pd.Series, head: list[str]) -> tuple[pd.Series, str] | 
     cell, none above it) reads as the score written (4). Else a column whose cells are
     replies with the score marked in them (:data:`_IN_TEXT`) reads each as the last score
     marked (a reply's verdict comes last), with one top at most and none above it; a
-    reply that marks none is left empty and counted in the description."""
+    reply that marks none reads as NaN (a judge's failure: the readers name the cell). A
+    column named as reasons (:data:`_RATIONALE`) is not read so."""
     if _most_replies(head):
         return _replies(column)
     screen = head[:_SCREEN]
+    if _RATIONALE.search(str(column.name)):  # a score's reasons, beside the score's column
+        return None
     if screen and sum(_IN_TEXT.search(v) is not None for v in screen) > 0.5 * len(screen):
         return _in_text(column)
     return None

@@ -368,3 +368,15 @@ def test_a_group_column_of_letters_oddly_named_is_the_group_not_a_judge(
     out, _ = doctor(["pool.csv"], capsys)
     assert "written as letters" not in out, out
     assert found(out, "group") == ["bucket"]
+
+
+def test_a_score_s_reasons_are_not_read_as_another_judge(tmp_path, capsys) -> None:
+    """Walk of session 59 (DeepEval's results: ``Answer Relevancy score`` beside
+    ``Answer Relevancy reason``, "The score is 0.80 because ..."): the reasons were read
+    as a second judge, a copy of the score. A column named as reasons is not read so."""
+    frame = _table()
+    frame["llm_a_reason"] = frame["llm_a"].map(lambda v: f"The score is {v:.2f} because it is ok.")
+    path = tmp_path / "deepeval.csv"
+    frame.to_csv(path, index=False)
+    out, cmd = doctor([str(path)], capsys)
+    assert "llm_a_reason" not in found(out, "judge") and "llm_a_reason" not in cmd, out
