@@ -181,3 +181,38 @@ def test_a_label_studio_export_is_a_labels_file(
     result = json.loads(capsys.readouterr().out)
     labeled = frame["relevance"].dropna()
     assert result["mean"]["classical"]["estimate"] == pytest.approx(labeled.mean())
+
+
+def test_a_study_s_wave_labelled_in_label_studio_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wave's to-label file imported into Label Studio and labelled there: `bacon label
+    import` read its JSON export as records and found no label column. It reads the
+    export as the tool's, the annotators' ratings the labels."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    pool = pd.DataFrame(
+        {"item": [f"i{k}" for k in range(120)], "system": ["A", "B", "C"] * 40,
+         "gpt4": rng.integers(1, 6, 120), "llama": rng.integers(1, 6, 120)}
+    )  # fmt: skip
+    pool.to_csv("pool.csv", index=False)
+    args = ["sample", "pool.csv", "--judge", "gpt4", "--judge", "llama", "--budget", "20"]
+    assert main([*args, "--item", "item", "--label", "relevance", "--study", "st"]) == 0
+    todo = pd.read_csv("st/todo-wave1.csv")
+    rating = {item: 1 + k % 5 for k, item in enumerate(todo["item"])}
+    tasks = [
+        {"id": k + 1, "data": {"item": item, "relevance": ""}, "predictions": [],
+         "annotations": [{"id": 100 + k, "completed_by": 1, "was_cancelled": False,
+                          "result": [{"from_name": "relevance", "to_name": "text",
+                                      "type": "rating", "value": {"rating": rating[item]}}]}]}
+        for k, item in enumerate(todo["item"])
+    ]  # fmt: skip
+    Path("export.json").write_text(json.dumps(tasks))
+    capsys.readouterr()
+    assert main(["label", "import", "export.json", "--study", "st"]) == 0
+    assert f"{len(todo)} labels added" in capsys.readouterr().out
+    assert main(["estimate", "st", "--fixed", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["mean"]["classical"]["estimate"] == pytest.approx(np.mean(list(rating.values())))

@@ -33,16 +33,22 @@ def read_labels(path: str | Path) -> pd.DataFrame:
         frame = read_jsonl(path)[0]
     elif str(path).lower().endswith(".json") and Path(path).is_file():
         form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-        records = json_records(Path(path), form + ", or JSON Lines", columns=True)
-        export = read_export(records, str(path))  # Label Studio's, Argilla's
-        if export is not None:  # its labels, not the predictions (judges) it holds too
-            frame = export[0].drop(columns=export[1].judges)
-        else:
-            frame = pd.DataFrame.from_records(records)
+        frame = json_labels(Path(path), form + ", or JSON Lines")
     else:
         return read_table(path)
     # as a table's cells: true / false as 1 / 0, "N/A" and "-" as no label, said
     return bools_as_floats(frame, numbers=True, ids=[c for c in frame.columns if item_name(c)])
+
+
+def json_labels(path: Path, form: str) -> pd.DataFrame:
+    """A JSON labels file as a table: a labelling tool's export read as such (Label
+    Studio's, Argilla's: its labels, not the predictions it holds too), else its records
+    (a list of objects, a W&B or pandas table); ``form`` ends a refusal."""
+    records = json_records(path, form, columns=True)
+    export = read_export(records, str(path))
+    if export is None:
+        return pd.DataFrame.from_records(records)
+    return export[0].drop(columns=export[1].judges)
 
 
 def _folded(name: Any) -> str:

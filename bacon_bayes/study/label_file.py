@@ -48,7 +48,8 @@ def _cell_text(value: object) -> str:
 def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
     """A Parquet or JSON label file's cells as text, as the CSV reader reads them (its
     rows named by their place, from 0: no CSV lines)."""
-    from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
+    from bacon_bayes.readers.jsonl import is_json_lines, read_jsonl
+    from bacon_bayes.readers.labels import json_labels
 
     try:
         if kind == "parquet":
@@ -59,7 +60,7 @@ def _typed_label_file(path: Path, kind: str) -> pd.DataFrame:
             frame = read_jsonl(path)[0]
         else:
             form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
-            frame = pd.DataFrame.from_records(json_records(path, form + ", or JSON Lines"))
+            frame = json_labels(path, form + ", or JSON Lines")  # a tool's export too
     except ValidationError as exc:
         raise ValidationError(f"label file {path}: {exc}") from exc
     except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
