@@ -110,8 +110,10 @@ def test_alpacaeval_annotations() -> None:
     labels = df.set_index("prompt")["label"]
     for r in swapped:  # preference 1 = generator_1 (the model, canonical B) won
         assert labels[r["instruction"]] == ("B" if r["preference"] == 1.0 else "A")
-    probs, _ = read_alpacaeval(path, probabilities=True)
     w = [r for r in raw if r["annotator"] == "weighted_alpaca_eval_gpt4_turbo"]
+    graded = sum(1 < r["preference"] < 2 and r["preference"] != 1.5 for r in w)
+    assert graded and f"{graded} preferences between 1 and 2" in " ".join(meta.notes)  # said
+    probs, _ = read_alpacaeval(path, probabilities=True)
     np.testing.assert_allclose(
         probs["weighted_alpaca_eval_gpt4_turbo"], [2 - r["preference"] for r in w]
     )

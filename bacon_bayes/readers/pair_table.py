@@ -162,7 +162,7 @@ def _other_words(column: pd.Series) -> str | None:
         f"column {str(column.name)!r} holds words naming A and B that are not verdicts "
         f"({', '.join(map(repr, words[:4]))}), so it is not taken as a judge; if it is one, "
         "write its verdicts as A, B or tie (also model_a / model_b, [[A]] / [[B]] / [[C]], "
-        "or 1 / 0 / 0.5) and name the judges:"
+        "or 1 / 0 / 0.5), then --judge takes it"
     )
 
 
@@ -654,9 +654,9 @@ def read_pair_table(
         ]
         for c in frame.columns:
             if c not in roles and str(c) not in found and not str(c).lower().startswith("human"):
-                if note := _almost_verdicts(frame[c]):
-                    left_out.append(note)
-                elif note := _numbers_not_words(frame[c]) or _other_words(frame[c]):
+                if note := _almost_verdicts(frame[c]) or _other_words(frame[c]):
+                    left_out.append(note)  # --judge does not read them either
+                elif note := _numbers_not_words(frame[c]):
                     maybe[str(c)] = note
     left_out += _same_verdict(frame, found, named=bool(judges))
     if not found:

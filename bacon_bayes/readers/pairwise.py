@@ -386,6 +386,16 @@ def _preference(value: Any, where: str, probabilities: bool) -> str | float:
     return "A" if p < 1.5 else "B" if p > 1.5 else "tie"
 
 
+def _graded(value: Any) -> bool:
+    """Whether an AlpacaEval preference is a weighted annotator's, strictly between 1 and
+    2 and not a tie (1.5)."""
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        return False
+    return 1.0 < p < 2.0 and p != 1.5
+
+
 def read_alpacaeval(
     path: str | Path,
     *,
@@ -417,11 +427,13 @@ def read_alpacaeval(
     _require(rows, ("instruction", "generator_1", "generator_2"), path, "AlpacaEval")
     humans = {human} if isinstance(human, str) else set(human or ())
     long = []
+    graded = 0  # preferences between 1 and 2 read as the verdict they lean to
     for number, r in enumerate(rows, start=1):
         who = _judge_name(r.get("annotator", "annotator"))
         where = f"{str(path)!r} row {number}, field 'preference'"
         is_human = who in humans
         verdict = _preference(r.get("preference"), where, probabilities and not is_human)
+        graded += isinstance(verdict, str) and _graded(r.get("preference"))
         long.append(
             {
                 "key": r["instruction"],
@@ -439,6 +451,11 @@ def read_alpacaeval(
     notes = [f"AlpacaEval annotations: {len(frame)} comparisons, judges: {', '.join(judges)}."]
     if several:
         notes.append(f"{several} comparisons have several human votes: label = the majority.")
+    if graded:
+        notes.append(
+            f"{graded} preferences between 1 and 2 (weighted annotators' 1 + P(output_2 wins)) "
+            "read as the verdict they lean to (1.49 as A), their weight not kept."
+        )
     if humans and frame["label"].isna().all():
         notes.append(f"no annotator named {sorted(humans)}: no human labels.")
     return frame, _meta("alpacaeval", judges, notes)
