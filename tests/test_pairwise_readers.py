@@ -506,3 +506,14 @@ def test_a_pair_judge_s_whole_replies_are_read_as_the_verdict_marked_last(
     result = json.loads(capsys.readouterr().out)
     assert "judges gpt4_judgment;" in result["fitted"], result["fitted"]
     assert any("1 reply marks none" in note for note in result["notes"]), result["notes"]
+
+
+def test_mt_bench_s_human_judgments_alone_point_to_labels(capsys) -> None:
+    """Walk of session 59: doctor on MT-Bench's human judgments file alone said only "no
+    judge verdict columns; name them with --judge COL", of a file that has none. It says
+    the file is the labels of a judges' file."""
+    from bacon_bayes.cli import main
+
+    assert main(["doctor", str(DATA / "mt_bench_human_judgments.json")]) == 2
+    err = capsys.readouterr().err
+    assert "human judgments alone: pass it as --labels to a judges' file" in err, err

@@ -29,6 +29,7 @@ from bacon_bayes.io import row_place
 from bacon_bayes.readers.one_hot import marked
 from bacon_bayes.readers.pairwise import (
     _WORDS,
+    MT_BENCH_HUMANS,
     VERDICT_HELP,
     _all_verdicts,
     _missing,
@@ -665,6 +666,7 @@ def read_pair_table(
             f"{str(path)!r} has no judge verdict columns (A / B / tie); name them with "
             "--judge COL (repeatable)."
             + "".join(f" Note: {n}." for n in notes_out.left_out_notes())
+            + (MT_BENCH_HUMANS if fmt == "mt-bench" and meta and not meta.judges else "")
         )
     bad = [j for j in found if j in roles]
     if bad:

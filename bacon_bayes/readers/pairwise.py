@@ -603,6 +603,13 @@ def read_mt_bench(
 # ---------------------------------------------------------------- sniffing
 
 
+#: what a file of MT-Bench's human judgments alone is for (said where it has no judge)
+MT_BENCH_HUMANS = (
+    " It holds MT-Bench's human judgments alone: pass it as --labels to a judges' file "
+    "(FastChat's gpt-4_pair.jsonl: model_1, model_2, g1_winner)."
+)
+
+
 def sniff_pairwise(path: str | Path) -> str:
     """Which pairwise format ``path`` holds (``arena``, ``alpacaeval``, ``mt-bench``), from
     the fields of its first record.
