@@ -475,7 +475,6 @@ def test_a_pair_judge_s_whole_replies_are_read_as_the_verdict_marked_last(
     writes them: '... My final verdict is: [[A]]'): the column was "not used", without a
     reason. Each reply reads as the last verdict it marks; a reply marking none has no
     verdict, and the note counts them; the printed estimate takes the judge and runs."""
-    import shlex
 
     from bacon_bayes.cli import main
 
@@ -488,19 +487,10 @@ def test_a_pair_judge_s_whole_replies_are_read_as_the_verdict_marked_last(
         for v in judge
     ]
     replies[7] = "I cannot judge these answers."
-    pd.DataFrame(
-        {
-            "model_a": MODELS[a],
-            "model_b": MODELS[b],
-            "winner": np.where(rng.random(n) < 0.3, truth, ""),
-            "gpt4_judgment": replies,
-        }
-    ).to_csv(tmp_path / "votes.csv", index=False)
-    assert main(["doctor", str(tmp_path / "votes.csv")]) == 0
-    out = capsys.readouterr().out
+    _votes(rng, a, b, truth, gpt4_judgment=replies).to_csv(tmp_path / "votes.csv", index=False)
+    out, command = _doctor_run(tmp_path / "votes.csv", capsys)
     assert "column 'gpt4_judgment': the verdict each judge reply marks last" in out, out
     assert "1 reply marks none: no verdict there" in out
-    command = shlex.split(out.split("run (")[1].splitlines()[1])
     assert command[command.index("--judge") + 1] == "gpt4_judgment"
     assert main([*command[1:], "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -517,3 +507,41 @@ def test_mt_bench_s_human_judgments_alone_point_to_labels(capsys) -> None:
     assert main(["doctor", str(DATA / "mt_bench_human_judgments.json")]) == 2
     err = capsys.readouterr().err
     assert "human judgments alone: pass it as --labels to a judges' file" in err, err
+
+
+def test_an_arena_table_s_unique_question_id_is_its_id(tmp_path: Path, capsys) -> None:
+    """Walk of session 59 (an Arena export: `question_id` unique per battle beside a
+    `prompt` column): it was "not used" and the id was the row number, so labels joined
+    later and a study's ids hung on the rows' order. Unique, beside a prompt, it is the id."""
+
+    from bacon_bayes.cli import main
+
+    rng = np.random.default_rng(7)
+    n = 200
+    a, b, truth, judge = _comparisons(rng, n)
+    ids = rng.permutation(np.arange(10_000, 10_000 + n))
+    prompts = [f"p{k % 40}" for k in range(n)]
+    table = _votes(rng, a, b, truth, gpt4=judge, question_id=ids, prompt=prompts)
+    table.to_csv(tmp_path / "arena.csv", index=False)
+    out, command = _doctor_run(tmp_path / "arena.csv", capsys)
+    assert "prompt: prompt, id: question_id" in out, out
+    assert command[command.index("--item") + 1] == "question_id"
+    assert main(command[1:]) == 0
+
+
+def _doctor_run(path: Path, capsys) -> tuple[str, list[str]]:
+    """Doctor's output on a table of comparisons and the command it prints to run."""
+    import shlex
+
+    from bacon_bayes.cli import main
+
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    return out, shlex.split(out.split("run (")[1].splitlines()[1])
+
+
+def _votes(rng: np.random.Generator, a, b, truth, **more) -> pd.DataFrame:
+    """Comparisons of :data:`MODELS` ``a`` and ``b`` with a human vote on about 30% of them
+    (``truth``; empty elsewhere) and the columns ``more``."""
+    vote = np.where(rng.random(len(a)) < 0.3, truth, "")
+    return pd.DataFrame({"model_a": MODELS[a], "model_b": MODELS[b], "winner": vote, **more})

@@ -548,7 +548,8 @@ def read_pair_table(
         )
     item = _guess(frame, item, () if labels is None else ID_NAMES, "--item")
     if item is None:
-        item = next((c for c in ID_NAMES if c in frame.columns and frame[c].is_unique), None)
+        ids = (*ID_NAMES, *(("question_id",) if "prompt" in frame.columns else ()))  # Arena's
+        item = next((c for c in ids if c in frame.columns and frame[c].is_unique), None)
         notes += [] if item else _repeated_ids(frame)
     words: dict[str, str] = {}  # a labels file's words kept as written: model names?
     if labels is not None:
