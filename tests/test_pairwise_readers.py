@@ -206,6 +206,12 @@ def test_errors_name_file_row_field_and_fix(tmp_path: Path) -> None:
     twice = _write(tmp_path, "t.json", [alp | {"preference": 1}, alp | {"preference": 2}])
     with pytest.raises(ValidationError, match=r"rows 1 and 2: judge 'j' judged .* twice"):
         read_alpacaeval(twice)
+    # one pair battled twice on an instruction, other outputs (walk of session 59): two
+    # battles, where it was refused as one judged twice
+    again = [alp | {"output_1": "o1", "output_2": "o2", "preference": 1},
+             alp | {"output_1": "o3", "output_2": "o4", "preference": 2}]  # fmt: skip
+    battles, _ = read_alpacaeval(_write(tmp_path, "b.json", again))
+    assert list(battles["j"]) == ["A", "B"]
     mt = {"question_id": 81, "model_1": "x", "model_2": "y", "g1_winner": "A", "g2_winner": "tie",
           "judge": ["gpt-4", "pair-v2"], "turn": 1}  # fmt: skip
     game = _write(tmp_path, "g.jsonl", [mt])

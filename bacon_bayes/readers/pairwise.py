@@ -436,7 +436,8 @@ def read_alpacaeval(
         graded += isinstance(verdict, str) and _graded(r.get("preference"))
         long.append(
             {
-                "key": r["instruction"],
+                # a battle: its instruction and outputs (one pair battled twice: two)
+                "key": (r["instruction"], frozenset((r.get("output_1"), r.get("output_2")))),
                 "prompt": r["instruction"],
                 "a": r["generator_1"],
                 "b": r["generator_2"],
