@@ -540,10 +540,9 @@ def _matched_ids_line(
     from bacon_bayes.csv_format import pandas_command, pandas_read
 
     form = _ID_FORMS[-1][1]
-    if table_ids.map(form).duplicated().any() or not all(map(_plain_table, (table, path))):
+    stem = _table_stem(path)
+    if table_ids.map(form).duplicated().any() or stem is None or _table_stem(table) is None:
         return ""
-    name = Path(path).name
-    stem = name[: name.lower().rfind(".csv" if ".csv" in name.lower() else ".")]
     out = unused_name(f"{stem}_ids")
     fold = "lambda s: s.astype(str).str.strip().str.casefold().str.lstrip('0').replace('', '0')"
     line = pandas_command(
@@ -555,9 +554,16 @@ def _matched_ids_line(
     return f": {line}, then pass --labels {shlex.quote(out)}"
 
 
-def _plain_table(path: str | Path) -> bool:
-    """Whether ``path`` is a CSV or Parquet file (pandas reads it as bacon does)."""
-    return str(path).lower().endswith((".csv", ".csv.gz", ".tsv", ".parquet"))
+#: the endings of a CSV or Parquet file, which pandas reads as bacon does
+_TABLE_ENDINGS = (".csv", ".csv.gz", ".tsv", ".parquet")
+
+
+def _table_stem(path: str | Path) -> str | None:
+    """The name of the file at ``path`` without its ending, for a CSV or Parquet file
+    (:data:`_TABLE_ENDINGS`, any case); None for another format."""
+    name = Path(path).name
+    ending = next((e for e in _TABLE_ENDINGS if name.lower().endswith(e)), None)
+    return None if ending is None else name[: len(name) - len(ending)]
 
 
 def _mean_line(path: str | Path, key: str, label: str, labels: pd.DataFrame) -> str:
@@ -567,10 +573,9 @@ def _mean_line(path: str | Path, key: str, label: str, labels: pd.DataFrame) -> 
     ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
     from bacon_bayes.csv_format import pandas_command, pandas_read
 
-    ending = next((e for e in (".csv", ".csv.gz", ".tsv", ".parquet") if str(path).endswith(e)), "")
-    if not ending:
+    if (stem := _table_stem(path)) is None:
         return ""
-    out = unused_name(f"{Path(path).name.removesuffix(ending)}_mean")
+    out = unused_name(f"{stem}_mean")
     line = pandas_command(
         f"lab = {pandas_read(path)}; {one_hot.keep_code(labels)}"
         f"lab.groupby({key!r}, as_index=False)[{label!r}].mean().to_csv({out!r}, index=False)"
