@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+from benchmarks import print_ratios
+
 REPEATS = 15
 TARGET = 4.0
 
@@ -44,12 +46,13 @@ def measure(repeats: int = REPEATS) -> dict[str, float]:
 
 def main() -> None:
     medians = measure()
-    base = medians['python -c "import numpy"']
     print(f"median of {REPEATS} runs each (fresh interpreter), ratio to import numpy:")
-    for name, value in medians.items():
-        ratio = value / base
-        verdict = "" if name.startswith("python") else ("  ok" if ratio <= TARGET else "  SLOW")
-        print(f"  {name:28s} {value * 1000:7.0f} ms  {ratio:5.2f}x{verdict}")
+    print_ratios(
+        medians,
+        'python -c "import numpy"',
+        TARGET,
+        lambda n, v, r: f"  {n:28s} {v * 1000:7.0f} ms  {r:5.2f}x",
+    )
 
 
 if __name__ == "__main__":

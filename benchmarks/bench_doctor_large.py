@@ -20,6 +20,7 @@ import pandas as pd
 
 from bacon_bayes.cli import main as bacon
 from bacon_bayes.demo import load_summeval
+from benchmarks import print_ratios
 
 ROWS = 200_400
 REPEATS = 3
@@ -65,12 +66,8 @@ def main() -> None:
         path = Path(tmp) / "big.csv"
         table().to_csv(path, index=False)
         medians = measure(path)
-    base = medians["pd.read_csv"]
     print(f"{ROWS:,} rows, median of {REPEATS} runs each, ratio to pd.read_csv:")
-    for name, value in medians.items():
-        ratio = value / base
-        verdict = "" if name.startswith("pd") else ("  ok" if ratio <= TARGET else "  SLOW")
-        print(f"  {name:14s} {value:7.2f} s  {ratio:6.1f}x{verdict}")
+    print_ratios(medians, "pd.read_csv", TARGET, lambda n, v, r: f"  {n:14s} {v:7.2f} s  {r:6.1f}x")
 
 
 if __name__ == "__main__":
