@@ -400,6 +400,37 @@ def test_a_judge_counting_errors_has_no_failure_codes_at_zero(tmp_path, capsys) 
     }
 
 
+def test_a_1_to_5_judge_s_failures_written_0_are_flagged_and_blanked_by_a_line(
+    tmp_path, capsys
+) -> None:
+    """Walk 59: a 1-5 judge that wrote 0 where it failed, on a tenth of the rows, was taken
+    at its word (a 0 next to the scale is a failure code only as a spike), its failures
+    its worst score. The other judges and the label rank its 0-scored items like its
+    middle levels, not below its 1s: flagged, with the line that blanks them, which runs;
+    doctor then has no flag. A judge on a true 0-5 scale (0 its worst) and one counting
+    errors (0 its best) are not flagged."""
+    frame = _table()
+    rng = np.random.default_rng(3)
+    failed = rng.random(len(frame)) < 0.1
+    frame.loc[failed, "llm_c"] = 0
+    frame["strict"] = (frame["llm_a"] - 1 - (rng.random(len(frame)) < 0.3)).clip(0, 5)
+    frame["errors"] = rng.poisson(np.clip(5 - frame["llm_b"], 0, None) * 0.5)
+    assert (frame["strict"] == 0).mean() > 0.05 and (frame["errors"] == 0).mean() > 0.05
+    path = tmp_path / "zeros.csv"
+    frame.to_csv(path, index=False)
+    out, _ = doctor([str(path)], capsys)
+    flagged = [ln.split()[0] for ln in out.splitlines() if ln.split()[1:2] == ["zeros"]]
+    assert flagged == ["llm_c"], out
+    text = next(ln for ln in out.splitlines() if ln.split()[:2] == ["llm_c", "zeros"])
+    assert f"{int(failed.sum())} scores of 0" in text and "failures written 0?" in text
+    line = text.split("blanked by: ", 1)[1]
+    run_python_line(line.split(", then bacon doctor ", 1)[0], tmp_path)
+    blanked = pd.read_csv(tmp_path / "zeros_scores.csv")
+    assert blanked["llm_c"].isna().sum() == failed.sum() and (blanked["strict"] == 0).any()
+    out, argv = doctor([str(tmp_path / "zeros_scores.csv")], capsys)
+    assert " zeros " not in out and main([*argv, "--engine", "freq"]) == 0
+
+
 def _by_system(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` sorted by system (``M1``, ``M2``, ..., ``M10``), rows renumbered."""
     key = frame["system"].str[1:].astype(int)

@@ -313,7 +313,8 @@ def profile(
     p.coverage = {j: float(frame[j].notna().mean()) for j in roles.judges}
     scores = frame[roles.judges]
     p.scales = judge_scales(scores)
-    p.flags = score_flags(scores, frame[roles.group].to_numpy() if roles.group else None)
+    groups = frame[roles.group].to_numpy() if roles.group else None
+    p.flags = score_flags(scores, groups, y, None if read is None else (read, file))
     if y is not None:
         p.scale, p.far = label_scale(y, str(roles.label), lambda k: row_place(frame, k), p.scales)
         p.binary = is_binary(y)
@@ -359,7 +360,6 @@ def profile(
     if y is not None and roles.judges:
         text = frame[roles.response].where(np.isfinite(y)) if roles.response else None
         length = None if text is None else bias.words(text)  # the labeled items' lengths
-        groups = frame[roles.group].to_numpy() if roles.group else None
         error = p.scale is not None and not np.isfinite([p.scale.low, p.scale.high]).all()
         how, p.length, p.groups, p.length_skipped = bias.oriented_biases(
             y, frame[roles.judges], length, groups, roles.label or "", error, alpha

@@ -2,10 +2,11 @@
 infinite scores, and a score that is the same on every item of a group.
 
 :func:`score_flags` checks every judge: sentinel codes (``-1``, ``0``, ``99``, ``999``...)
-outside the scale of its other scores (:func:`bacon_bayes.scale.sentinel_codes`), and
-groups (of at least :data:`MIN_CONSTANT_ITEMS` scored items) on which it gives one score
-while it varies elsewhere: a reference-based metric scoring its own reference system
-1.0, say, which says nothing about that group's items.
+outside the scale of its other scores (:func:`bacon_bayes.scale.sentinel_codes`), 0s
+below a scale from 1 that the other judges place among its levels (failures written 0,
+:func:`_zero_failures`), and groups (of at least :data:`MIN_CONSTANT_ITEMS` scored
+items) on which it gives one score while it varies elsewhere: a reference-based metric
+scoring its own reference system 1.0, say, which says nothing about that group's items.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bacon_bayes.doctor.cells import doctor_again
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import BLOCK_NAME, JUDGE_NAME, SCORE_NAME
 from bacon_bayes.io import row_place
@@ -176,7 +178,17 @@ def absent_groups(scores: pd.DataFrame, groups: np.ndarray) -> list[str]:
     return out
 
 
-def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
+def _blank_line(source: tuple[str, str] | None, judge: str, codes: list[float]) -> str:
+    """``; blanked by: <the line that writes the table with ``judge``'s ``codes`` empty,
+    then doctor on it>`` for the table ``source`` (its pandas read, its path); "" without
+    one (labels joined: no file holds the table doctor read)."""
+    if source is None:
+        return ""
+    code = f"s = df[{judge!r}]; df[{judge!r}] = s.mask(s.isin({sorted(codes)!r}))"
+    return f"; blanked by: {doctor_again(*source, 'scores', code)}"
+
+
+def _codes(judge: str, x: np.ndarray, source: tuple[str, str] | None) -> ScoreFlag | None:
     text = codes_text(x)
     if text is None:
         return None
@@ -187,7 +199,7 @@ def _codes(judge: str, x: np.ndarray) -> ScoreFlag | None:
             f"; without them {judge} has a value on {rest} of {x.size} rows: the human "
             "labels, with a code for 'not rated'? Blanked, doctor takes them as the label"
         )
-    return ScoreFlag(judge, "codes", text)
+    return ScoreFlag(judge, "codes", text + _blank_line(source, judge, list(codes)))
 
 
 def _infinite(judge: str, scores: pd.DataFrame) -> ScoreFlag | None:
@@ -277,7 +289,83 @@ def _scale_change(judge: str, x: np.ndarray, groups: np.ndarray) -> ScoreFlag | 
     )
 
 
-def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[ScoreFlag]:
+#: fewest zeros (and share of a judge's scores) for :func:`_zero_failures` to judge them
+MIN_ZEROS, MIN_ZERO_SHARE = 10, 0.02
+#: how far (in standard errors) the other columns must place a judge's 0s past its 1s
+ZERO_Z = 4.0
+
+
+def _oriented_ranks(x: np.ndarray, others: pd.DataFrame) -> np.ndarray:
+    """Each row's mean percentile rank over the columns of ``others`` (the other judges,
+    the label), each column turned to rise with ``x`` (its Spearman sign on the rows both
+    scored); NaN where no column has a value."""
+    ranks = others.rank(pct=True)
+    ok = np.isfinite(x)
+    signs = []
+    for c in ranks.columns:
+        r = ranks[c].to_numpy(dtype=float)
+        both = ok & np.isfinite(r)
+        rho = pd.Series(x[both]).corr(pd.Series(r[both]), method="spearman")
+        signs.append(-1.0 if both.sum() > 2 and rho < 0 else 1.0)
+    oriented = ranks.to_numpy(dtype=float) * np.array(signs) + (np.array(signs) < 0)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(pd.DataFrame(oriented).mean(axis=1, skipna=True), dtype=float)
+
+
+def _zero_failures(
+    judge: str, scores: pd.DataFrame, label: np.ndarray | None, source: tuple[str, str] | None
+) -> ScoreFlag | None:
+    """A judge on a scale from 1 whose 0s are failures, not its lowest level: on its
+    0-scored rows the other judges (and the label, where there is one) rank the items
+    above where they rank its 1s (by :data:`ZERO_Z` standard errors, in the direction in
+    which they follow its levels), where a true bottom level would sit below them. A 0
+    next to the scale counts as a failure code only as a spike
+    (:func:`~bacon_bayes.scale.sentinel_codes`), so a judge that fails on a tenth of the
+    rows writing 0 was taken at its word, its failures as its worst score."""
+    x = scores[judge].to_numpy(dtype=float)
+    zero = x == 0
+    n0 = int(zero.sum())
+    if not n0 or 0.0 in sentinel_codes(x)[0]:  # none, or said already as a failure code
+        return None
+    scale = infer_scale(x[np.isfinite(x) & ~zero])
+    if scale is None or scale.low != 1 or scale.ratings != 1:
+        return None
+    if scale.high < 3 or n0 < max(MIN_ZEROS, MIN_ZERO_SHARE * np.isfinite(x).sum()):
+        return None
+    others = scores.drop(columns=[judge])
+    if label is not None:
+        others = others.assign(_label=label)
+    if others.shape[1] == 0:
+        return None
+    ref = _oriented_ranks(np.where(zero, np.nan, x), others)
+    levels = {v: ref[(x == v) & np.isfinite(ref)] for v in np.unique(x[np.isfinite(x)])}
+    low, high = levels.get(0.0, np.array([])), levels.get(1.0, np.array([]))
+    if low.size < MIN_ZEROS or high.size < 5:
+        return None
+    se = np.sqrt(low.var(ddof=1) / low.size + high.var(ddof=1) / high.size)
+    if not se > 0 or (low.mean() - high.mean()) / se < ZERO_Z:
+        return None
+    means = {v: float(r.mean()) for v, r in levels.items() if v > 0 and r.size}
+    like = min(means, key=lambda v: abs(means[v] - low.mean()))
+    what = "judges and the label" if label is not None else "judges"
+    return ScoreFlag(
+        judge,
+        "zeros",
+        f"{n0} scores of 0 ({n0 / np.isfinite(x).sum():.0%}) below its {scale.text} scale: on "
+        f"those rows the other {what} rank the items like its {like:g}s (mean percentile "
+        f"{low.mean():.2f}; its 1s {means[1.0]:.2f}, its {scale.high:g}s "
+        f"{means.get(scale.high, float('nan')):.2f}), not below its 1s: failures written 0? "
+        "They enter the estimates as its lowest score; blank those cells (empty = not "
+        "scored) and run again" + _blank_line(source, judge, [0.0]),
+    )
+
+
+def score_flags(
+    scores: pd.DataFrame,
+    groups: np.ndarray | None = None,
+    label: np.ndarray | None = None,
+    source: tuple[str, str] | None = None,
+) -> list[ScoreFlag]:
     """The findings on every judge column of ``scores`` (see the module docstring).
 
     Parameters
@@ -286,6 +374,9 @@ def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[
         One column per judge.
     groups : ndarray, optional
         The items' groups.
+    label : ndarray, optional
+        The labels (NaN where none): with the other judges, what tells a judge's failures
+        written 0 from its lowest level (:func:`_zero_failures`).
 
     Returns
     -------
@@ -295,7 +386,9 @@ def score_flags(scores: pd.DataFrame, groups: np.ndarray | None = None) -> list[
     out: list[ScoreFlag] = []
     for j in scores.columns:
         x = scores[j].to_numpy(dtype=float)
-        out += [f for f in (_codes(str(j), x), _infinite(j, scores)) if f is not None]
+        zeros = _zero_failures(str(j), scores, label, source)
+        found = (_codes(str(j), x, source), _infinite(j, scores), zeros)
+        out += [f for f in found if f is not None]
         if groups is not None:
             out += _constant(str(j), x, groups)
             out += [f for f in [_scale_change(str(j), x, groups)] if f is not None]
