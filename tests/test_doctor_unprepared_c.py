@@ -407,7 +407,7 @@ def test_a_1_to_5_judge_s_failures_written_0_are_flagged_and_blanked_by_a_line(
     at its word (a 0 next to the scale is a failure code only as a spike), its failures
     its worst score. The other judges and the label rank its 0-scored items like its
     middle levels, not below its 1s: flagged, with the line that blanks them, which runs;
-    doctor then has no flag. A judge on a true 0-5 scale (0 its worst) and one counting
+    doctor then has no flag. The command that fits says it too (the judges alone). A judge on a true 0-5 scale (0 its worst) and one counting
     errors (0 its best) are not flagged."""
     frame = _table()
     rng = np.random.default_rng(3)
@@ -418,7 +418,10 @@ def test_a_1_to_5_judge_s_failures_written_0_are_flagged_and_blanked_by_a_line(
     assert (frame["strict"] == 0).mean() > 0.05 and (frame["errors"] == 0).mean() > 0.05
     path = tmp_path / "zeros.csv"
     frame.to_csv(path, index=False)
-    out, _ = doctor([str(path)], capsys)
+    out, argv = doctor([str(path)], capsys)
+    assert main([*argv, "--engine", "freq"]) == 0  # the command that fits says it too
+    said = capsys.readouterr()
+    assert f"'llm_c': {int(failed.sum())} scores of 0" in said.out + said.err, said
     flagged = [ln.split()[0] for ln in out.splitlines() if ln.split()[1:2] == ["zeros"]]
     assert flagged == ["llm_c"], out
     text = next(ln for ln in out.splitlines() if ln.split()[:2] == ["llm_c", "zeros"])

@@ -24,7 +24,7 @@ from bacon_bayes.doctor.relation import (
     coverage_split,
     near_copy,
 )
-from bacon_bayes.doctor.scores import absent_groups, codes_text, judge_scales
+from bacon_bayes.doctor.scores import absent_groups, codes_text, judge_scales, zeros_text
 from bacon_bayes.order import name_text
 from bacon_bayes.scale import Scale, open_scale
 
@@ -171,7 +171,9 @@ def judge_warnings(pool: EvalPool) -> list[str]:
     where there is one and another judge elsewhere), and a
     judge scored on a far larger share of the labeled rows than of the others, or the other
     way round (:func:`~bacon_bayes.doctor.relation.coverage_split`); failure codes outside
-    a judge's scale (:func:`~bacon_bayes.doctor.scores.codes_text`) and judges that score
+    a judge's scale (:func:`~bacon_bayes.doctor.scores.codes_text`), its failures written
+    0 as the other judges rank them (:func:`~bacon_bayes.doctor.scores.zeros_text`: not the
+    label, which changes with the draw) and judges that score
     no item of whole groups (:func:`~bacon_bayes.doctor.scores.absent_groups`). Notes
     that change with the rows labeled (a judge's missingness against the label:
     :func:`~bacon_bayes.doctor.relation.missingness_notes`) are not among them: ``fit``
@@ -189,7 +191,7 @@ def judge_warnings(pool: EvalPool) -> list[str]:
             or near_copy(column, label, scores.drop(columns=[judge]).reset_index(drop=True))
         ):
             notes.append(f"judge {judge!r} {why}; {COPY_HARM}: leave it out of the judges")
-        if why := codes_text(column.to_numpy(dtype=float)):
+        if why := codes_text(column.to_numpy(dtype=float)) or zeros_text(judge, scores):
             notes.append(f"judge {judge!r}: {why}")
     if pool.groups is not None:
         notes += absent_groups(scores.reset_index(drop=True), np.asarray(pool.groups))

@@ -4,7 +4,7 @@ infinite scores, and a score that is the same on every item of a group.
 :func:`score_flags` checks every judge: sentinel codes (``-1``, ``0``, ``99``, ``999``...)
 outside the scale of its other scores (:func:`bacon_bayes.scale.sentinel_codes`), 0s
 below a scale from 1 that the other judges place among its levels (failures written 0,
-:func:`_zero_failures`), and groups (of at least :data:`MIN_CONSTANT_ITEMS` scored
+:func:`zeros_text`), and groups (of at least :data:`MIN_CONSTANT_ITEMS` scored
 items) on which it gives one score while it varies elsewhere: a reference-based metric
 scoring its own reference system 1.0, say, which says nothing about that group's items.
 """
@@ -32,6 +32,7 @@ __all__ = [
     "row_blocks",
     "score_flags",
     "timestamp_like",
+    "zeros_text",
 ]
 
 #: fewest scored items of a group for a constant score to be flagged
@@ -289,7 +290,7 @@ def _scale_change(judge: str, x: np.ndarray, groups: np.ndarray) -> ScoreFlag | 
     )
 
 
-#: fewest zeros (and share of a judge's scores) for :func:`_zero_failures` to judge them
+#: fewest zeros (and share of a judge's scores) for :func:`zeros_text` to judge them
 MIN_ZEROS, MIN_ZERO_SHARE = 10, 0.02
 #: how far (in standard errors) the other columns must place a judge's 0s past its 1s
 ZERO_Z = 4.0
@@ -312,16 +313,17 @@ def _oriented_ranks(x: np.ndarray, others: pd.DataFrame) -> np.ndarray:
         return np.asarray(pd.DataFrame(oriented).mean(axis=1, skipna=True), dtype=float)
 
 
-def _zero_failures(
-    judge: str, scores: pd.DataFrame, label: np.ndarray | None, source: tuple[str, str] | None
-) -> ScoreFlag | None:
-    """A judge on a scale from 1 whose 0s are failures, not its lowest level: on its
+def zeros_text(judge: str, scores: pd.DataFrame, label: np.ndarray | None = None) -> str | None:
+    """A judge on a scale from 1 whose 0s are failures, not its lowest level, in words
+    (None for any other judge): on its
     0-scored rows the other judges (and the label, where there is one) rank the items
     above where they rank its 1s (by :data:`ZERO_Z` standard errors, in the direction in
     which they follow its levels), where a true bottom level would sit below them. A 0
     next to the scale counts as a failure code only as a spike
     (:func:`~bacon_bayes.scale.sentinel_codes`), so a judge that fails on a tenth of the
-    rows writing 0 was taken at its word, its failures as its worst score."""
+    rows writing 0 was taken at its word, its failures as its worst score. Said by doctor
+    and, on the judges alone, by the commands that fit
+    (:func:`~bacon_bayes.doctor.pooled.judge_warnings`)."""
     x = scores[judge].to_numpy(dtype=float)
     zero = x == 0
     n0 = int(zero.sum())
@@ -348,15 +350,13 @@ def _zero_failures(
     means = {v: float(r.mean()) for v, r in levels.items() if v > 0 and r.size}
     like = min(means, key=lambda v: abs(means[v] - low.mean()))
     what = "judges and the label" if label is not None else "judges"
-    return ScoreFlag(
-        judge,
-        "zeros",
+    return (
         f"{n0} scores of 0 ({n0 / np.isfinite(x).sum():.0%}) below its {scale.text} scale: on "
         f"those rows the other {what} rank the items like its {like:g}s (mean percentile "
         f"{low.mean():.2f}; its 1s {means[1.0]:.2f}, its {scale.high:g}s "
         f"{means.get(scale.high, float('nan')):.2f}), not below its 1s: failures written 0? "
         "They enter the estimates as its lowest score; blank those cells (empty = not "
-        "scored) and run again" + _blank_line(source, judge, [0.0]),
+        "scored) and run again"
     )
 
 
@@ -376,7 +376,7 @@ def score_flags(
         The items' groups.
     label : ndarray, optional
         The labels (NaN where none): with the other judges, what tells a judge's failures
-        written 0 from its lowest level (:func:`_zero_failures`).
+        written 0 from its lowest level (:func:`zeros_text`).
 
     Returns
     -------
@@ -386,8 +386,9 @@ def score_flags(
     out: list[ScoreFlag] = []
     for j in scores.columns:
         x = scores[j].to_numpy(dtype=float)
-        zeros = _zero_failures(str(j), scores, label, source)
-        found = (_codes(str(j), x, source), _infinite(j, scores), zeros)
+        found = [_codes(str(j), x, source), _infinite(j, scores)]
+        if zeros := zeros_text(str(j), scores, label):
+            found.append(ScoreFlag(str(j), "zeros", zeros + _blank_line(source, str(j), [0.0])))
         out += [f for f in found if f is not None]
         if groups is not None:
             out += _constant(str(j), x, groups)
