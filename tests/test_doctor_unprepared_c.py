@@ -407,8 +407,9 @@ def test_a_1_to_5_judge_s_failures_written_0_are_flagged_and_blanked_by_a_line(
     at its word (a 0 next to the scale is a failure code only as a spike), its failures
     its worst score. The other judges and the label rank its 0-scored items like its
     middle levels, not below its 1s: flagged, with the line that blanks them, which runs;
-    doctor then has no flag. The command that fits says it too (the judges alone). A judge on a true 0-5 scale (0 its worst) and one counting
-    errors (0 its best) are not flagged."""
+    doctor then has no flag. The command that fits says it too (the judges alone). A judge
+    on a true 0-5 scale (0 its worst) and one counting errors (0 its best) are not
+    flagged."""
     frame = _table()
     rng = np.random.default_rng(3)
     failed = rng.random(len(frame)) < 0.1
