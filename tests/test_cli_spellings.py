@@ -257,3 +257,19 @@ def test_group_tables_print_no_negative_zero():
                       n, n + 4, 0.05, "maxt", np.full(2, 2.0))  # fmt: skip
     text = groups_table([t])
     assert "-0.0" not in text and "A 0.0000 [0.000, 0.000]" in text
+
+
+def test_report_without_out_writes_the_file_s_name_and_report_html(tmp_path, monkeypatch):
+    """Walk 60: `bacon report mt.study` refused with "the following arguments are
+    required: --out". Without it the page is FILE's name and -report.html in the working
+    folder; run again, bacon's own page is replaced, a user's file of that name is not."""
+    path = table(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["report", str(path), *READ, "--engine", "freq"]
+    assert main(args) == 0
+    page = tmp_path / f"{path.name.split('.')[0]}-report.html"
+    assert page.is_file() and "<html" in page.read_text()[:500].lower()
+    assert main(args) == 0  # its own page: replaced
+    page.unlink()
+    page.write_text("a page of the user's")
+    assert main(args) == 2 and page.read_text() == "a page of the user's"

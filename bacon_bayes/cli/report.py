@@ -43,7 +43,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_pool_arguments(p)
     add_calibrator_arguments(p)
     add_anytime_arguments(p)
-    p.add_argument("--out", required=True, type=Path, help="HTML file to write")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="HTML file to write (default: FILE's name and -report.html in the working folder, "
+        "pool-report.html for pool.csv, a study's and a calibrator's alike)",
+    )
     p.add_argument("--simulate", type=Path, help="output folder of `bacon simulate` to include")
     p.add_argument("--title", help="page title")
     p.add_argument(
@@ -70,6 +75,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.calibrator import Calibrator
 
+    if args.out is None:  # pool.csv -> pool-report.html, replaced only where bacon wrote it
+        from bacon_bayes.study.folder import file_stem
+
+        args.out = Path(f"{file_stem(args.file)}-report.html")
     if args.out.suffix.lower() not in (".html", ".htm"):
         raise ValidationError(f"--out {str(args.out)!r} should end in .html")
     loaded = Calibrator.load(args.file) if str(args.file).endswith(".nc") else None
