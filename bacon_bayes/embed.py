@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.words import blank_cells
 
 
 def _texts(items: pd.DataFrame, column: str) -> list[str]:
@@ -32,7 +33,7 @@ def _texts(items: pd.DataFrame, column: str) -> list[str]:
             " pass --text COLUMN"
         )
     col = items[column]
-    empty = col.isna() | (col.astype(str).str.strip() == "")
+    empty = blank_cells(col)
     if empty.any():
         row = int(np.flatnonzero(empty.to_numpy())[0])
         raise ValidationError(

@@ -27,7 +27,7 @@ from bacon_bayes.csv_format import (
     sheet_lines,
 )
 from bacon_bayes.errors import BaconError, ValidationError
-from bacon_bayes.words import bools_as_floats, minus_signs, word_numbers
+from bacon_bayes.words import blank_cells, bools_as_floats, minus_signs, word_numbers
 from bacon_bayes.workbook import SAVE_AS_CSV, is_workbook, read_workbook
 
 
@@ -334,7 +334,7 @@ def without_blank_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     blank = frame.loc[:, [not t for t in text]].isna().all(axis=1).to_numpy().copy()
     for c in np.flatnonzero(text):  # text: only where the rest is empty, so that a long
         cells = frame.iloc[blank, c]  # table's texts are not read again
-        blank[blank] = (cells.isna() | cells.astype(str).str.strip().eq("")).to_numpy()
+        blank[blank] = blank_cells(cells).to_numpy()
     if not blank.any() or blank.all():
         return frame, ""
     out = frame.loc[~blank].reset_index(drop=True)

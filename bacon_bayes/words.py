@@ -429,6 +429,12 @@ def minus_signs(frame: pd.DataFrame) -> str:
     return MINUS_READ if found else ""
 
 
+def blank_cells(column: pd.Series) -> pd.Series:
+    """Which cells of ``column`` are empty: missing, or text of spaces only (not the
+    words of :func:`says_missing`)."""
+    return column.isna() | column.astype(str).str.strip().eq("")
+
+
 def says_missing(column: pd.Series) -> pd.Series:
     """Which cells of ``column`` say "no value" (:data:`MISSING_WORDS`, any case, spaces
     around): empty cells of a column of numbers, in memory (:func:`text_numbers`) and

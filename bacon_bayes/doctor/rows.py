@@ -17,6 +17,7 @@ from bacon_bayes.doctor.cells import doctor_again, is_str
 from bacon_bayes.doctor.names import ID_LIKE, ID_NAMES, JUDGE_NAME
 from bacon_bayes.io import file_line, item_name, keep_file_rows, plural_places, row_place
 from bacon_bayes.outputs import unused_name
+from bacon_bayes.words import blank_cells
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -108,7 +109,7 @@ def _subtotals(frame: pd.DataFrame) -> dict[int, str]:
     A column where such rows are more than :data:`MOSTLY_DISTINCT` of the rows holds
     data. Returns what each such row (by position) holds (``'M10 Total' in system``)."""
     named = [c for c in frame.columns if item_name(c) or str(c).lower() in ID_NAMES]
-    missing = pd.DataFrame({c: _blank(frame[c]) for c in named}, index=frame.index)
+    missing = pd.DataFrame({c: blank_cells(frame[c]) for c in named}, index=frame.index)
     ids = [c for c in named if missing[c].mean() < 1 - MOSTLY_DISTINCT]  # filled on most
     no_id = missing[ids].any(axis=1).to_numpy() if ids else np.zeros(len(frame), dtype=bool)
     found: dict[int, str] = {}
@@ -134,10 +135,6 @@ def _subtotals(frame: pd.DataFrame) -> dict[int, str]:
             for pos, said in rows.items():
                 found.setdefault(pos, said)
     return found
-
-
-def _blank(s: pd.Series) -> pd.Series:
-    return s.isna() | (s.astype(str).str.strip() == "")
 
 
 def summary_rows(

@@ -11,6 +11,7 @@ import pandas as pd
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
 from bacon_bayes.pairs import VERDICTS
+from bacon_bayes.words import blank_cells
 
 __all__ = ["check_table", "refuse_pilot"]
 
@@ -40,7 +41,7 @@ def check_table(
             "the embedding columns (e.g. emb_) or leave out --embedding."
         )
     y = pd.to_numeric(frame[label], errors="coerce")
-    empty = frame[label].isna() | frame[label].astype(str).str.strip().eq("")
+    empty = blank_cells(frame[label])
     words = (y.isna() & ~empty).to_numpy()
     if words.any():  # cells of text, not empty ones: say which
         row = int(np.flatnonzero(words)[0])
@@ -73,7 +74,7 @@ def refuse_pilot(frame: pd.DataFrame, label: str, plan: str) -> None:
     rows: a pilot's few labels, not the fully labeled table whose labels bacon simulate
     hides; ``plan``: the ``bacon plan`` command that plans from them. Cells of text are
     counted as filled: :func:`check_table` names them."""
-    empty = frame[label].isna() | frame[label].astype(str).str.strip().eq("")
+    empty = blank_cells(frame[label])
     n, rows = int((~empty).sum()), len(frame)
     if rows == 0 or n >= PILOT_SHARE * rows:
         return

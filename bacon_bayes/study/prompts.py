@@ -40,6 +40,7 @@ from bacon_bayes.sampling.paired import (
     prompt_sd,
     prompts_for_budget,
 )
+from bacon_bayes.words import blank_cells
 
 if TYPE_CHECKING:
     from bacon_bayes.study.core import Study
@@ -69,7 +70,7 @@ def prompt_ids(frame: pd.DataFrame, column: str) -> np.ndarray:
             "item answers"
         )
     values = frame[column]
-    empty = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    empty = blank_cells(values).to_numpy()
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
         raise ValidationError(
