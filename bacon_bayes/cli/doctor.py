@@ -68,11 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.readers import join_labels, label_column, read_any
-    from bacon_bayes.readers.pair_table import (
-        comparison_columns,
-        comparisons_hint,
-        looks_pairwise,
-    )
+    from bacon_bayes.readers.pair_hints import comparison_columns, comparisons_hint
+    from bacon_bayes.readers.pair_table import looks_pairwise
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
