@@ -26,6 +26,7 @@ import pandas as pd
 from bacon_bayes.csv_format import table_header
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
+from bacon_bayes.readers.mt_bench_hub import read_with_labels, table_format, votes_missing
 from bacon_bayes.readers.one_hot import marked
 from bacon_bayes.readers.pair_hints import LABEL_NAMES
 from bacon_bayes.readers.pairwise import (
@@ -34,7 +35,6 @@ from bacon_bayes.readers.pairwise import (
     VERDICT_HELP,
     _all_verdicts,
     _missing,
-    read_mt_bench,
     read_pairwise,
     sniff_pairwise,
 )
@@ -456,13 +456,15 @@ def read_pair_table(
     if not path.is_file():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     kind = _kind(path)
-    fmt = _pair_format(path) if kind in ("json", "jsonl") else None
+    fmt = _pair_format(path) if kind in ("json", "jsonl") else table_format(path, kind)
     notes: list[str] = []
     if fmt == "mt-bench" and labels is not None and _pair_format(Path(labels)) == "mt-bench":
-        frame, meta = read_mt_bench(path, human=labels)
+        frame, meta = read_with_labels(path, labels)  # FastChat's or the Hub's judges' file
         labels = None
     elif fmt is not None:
         frame, meta = read_pairwise(path, fmt)
+        if fmt == "mt-bench" and meta.judges and (missing := votes_missing(path, meta.judges)):
+            frame.attrs["votes missing"] = missing  # the Hub's gpt4_pair split: its votes
     elif kind in ("csv", "parquet", "xlsx"):
         frame, meta = read_table(path), None
         if "model_a" not in frame.columns and all(c in frame.columns for c in ALPACA_MODELS):
