@@ -212,3 +212,88 @@ def test_arena_hard_judgments_are_comparisons_with_the_baseline_named(
     code, out, err = _run(_bacon_line(out, "estimate"), capsys)
     assert code == 0, err
     assert "90 comparisons of 4 models, 45 with a human vote" in out, out
+
+
+def _conversation(prompt: str, answer: str) -> list[dict]:
+    return [{"role": "user", "content": prompt}, {"role": "assistant", "content": answer}]
+
+
+@pytest.mark.parametrize("binarized", [False, True])
+def test_a_preference_dataset_is_said_with_the_line_that_randomises_positions(
+    binarized: bool, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Walk of session 60: a preference dataset (UltraFeedback binarized's prompt,
+    prompt_id, chosen, rejected, messages, score_chosen, score_rejected) got role misreads
+    from doctor and no word that the chosen answer always wins. Doctor says what it is and
+    why it calibrates no judge as it is, prints the line that puts the answers in random
+    positions (which runs: the vote where the chosen answer landed, the ratings a judge
+    'rating'), and says the ratings are the rating tool's; doctor on the written table
+    reads it as comparisons with the judge."""
+    from .printed import run_python_line
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(63)
+    rows = []
+    for k in range(160):
+        good, bad = sorted(rng.integers(1, 11, 2), reverse=True)
+        if not binarized and rng.random() < 0.15:  # a rating tool that disagrees, at times
+            good, bad = bad, good
+        rows.append(
+            {"prompt": f"question {k}", "prompt_id": f"{k:064x}",
+             "chosen": _conversation(f"question {k}", f"good answer {k}"),
+             "rejected": _conversation(f"question {k}", f"poor answer {k}"),
+             "messages": _conversation(f"question {k}", f"good answer {k}"),
+             "score_chosen": float(good), "score_rejected": float(bad)}
+        )  # fmt: skip
+    _jsonl(Path("ultrafeedback.jsonl"), rows)
+    code, out, err = _run(["doctor", "ultrafeedback.jsonl"], capsys)
+    assert code == 0, err
+    assert "a preference dataset" in out and "Every row's human verdict is 'chosen wins'" in out
+    assert "no positions to calibrate a judge on" in out, out
+    assert "'score_chosen' and 'score_rejected' are ratings" in out and "usable as a judge" in out
+    assert ("never rate the rejected answer higher" in out) == binarized, out
+    run_python_line(out)
+    table = pd.read_csv("ultrafeedback_positions.csv")
+    assert len(table) == 160 and table["id"].tolist() == [r["prompt_id"] for r in rows]
+    a_chosen = table["response_a"].str.startswith("good answer")
+    assert (table["winner"] == np.where(a_chosen, "A", "B")).all()
+    assert 0.3 < a_chosen.mean() < 0.7  # positions at random
+    assert (table["model_a"] == np.where(a_chosen, "chosen", "rejected")).all()
+    higher = np.sign(table["rating_a"] - table["rating_b"]).map({1: "A", -1: "B", 0: "tie"})
+    assert (table["rating"] == higher).all()
+    code, out, err = _run(_bacon_line(out, "doctor"), capsys)
+    assert code == 0, err
+    assert "160 with a human vote" in out and "judges: rating" in out, out
+
+
+def test_a_preference_dataset_without_ratings_asks_for_a_judge_s_verdicts(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Anthropic HH-RLHF's shape (chosen, rejected: whole dialogues, nothing else): the same
+    reading, no word of ratings; the table the line writes takes a judge's verdicts, and
+    doctor then prints an estimate that runs."""
+    from .printed import run_python_line
+
+    monkeypatch.chdir(tmp_path)
+    dialogue = "\n\nHuman: question {k}\n\nAssistant: {how} answer"
+    pd.DataFrame(
+        {
+            "chosen": [dialogue.format(k=k, how="helpful") for k in range(120)],
+            "rejected": [dialogue.format(k=k, how="harmful") for k in range(120)],
+        }
+    ).to_csv("hh.csv", index=False)
+    code, out, err = _run(["doctor", "hh.csv"], capsys)
+    assert code == 0, err
+    assert "a preference dataset" in out and "ratings" not in out, out
+    run_python_line(out)
+    table = pd.read_csv("hh_positions.csv")
+    chosen_at = np.where(table["response_a"].str.endswith("helpful answer"), "A", "B")
+    assert (table["winner"] == chosen_at).all() and table["id"].tolist() == list(range(120))
+    rng = np.random.default_rng(5)
+    table["my_judge"] = np.where(rng.random(120) < 0.8, chosen_at, rng.choice(["A", "B"], 120))
+    table.to_csv("hh_positions.csv", index=False)
+    code, out, err = _run(_bacon_line(out, "doctor"), capsys)
+    assert code == 0, err
+    assert "judges: my_judge" in out and "120 with a human vote" in out, out
+    code, out, err = _run(_bacon_line(out, "estimate"), capsys)
+    assert code == 0, err

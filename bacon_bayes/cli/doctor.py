@@ -73,7 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
-    from bacon_bayes.readers import arena_hard, join_labels, label_column, read_any
+    from bacon_bayes.readers import arena_hard, join_labels, label_column, preferences, read_any
     from bacon_bayes.readers.pair_hints import comparison_columns, comparisons_hint
     from bacon_bayes.readers.pair_table import looks_pairwise
 
@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     if args.pairwise or args.model_a or args.model_b or looks_pairwise(args.file):
         return run_doctor(args)  # --model-a / --model-b name comparisons' columns
     frame, meta = read_any(args.file)
+    if preferences.looks_like(frame.columns) and not args.pairwise:  # chosen / rejected
+        print(preferences.doctor_text(frame, args.file))
+        return 0
     if looks_pairwise(args.file, list(frame.columns)):
         return run_doctor(args)
     verdicts, models, _ = comparison_columns(frame)
