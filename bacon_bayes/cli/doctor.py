@@ -61,24 +61,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model-b", help="pairwise: column of model B (default: model_b; implies --pairwise)"
     )
+    p.add_argument(
+        "--baseline-model",
+        metavar="NAME",
+        help="Arena-Hard judgments (model_judgment/<judge>/): the baseline every model was "
+        "judged against (gpt-4-0314 in arena-hard-v0.1), which no line names",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
-    from bacon_bayes.readers import join_labels, label_column, read_any
-    from bacon_bayes.readers.pair_table import (
-        comparison_columns,
-        comparisons_hint,
-        looks_pairwise,
-    )
+    from bacon_bayes.readers import arena_hard, join_labels, label_column, preferences, read_any
+    from bacon_bayes.readers.pair_hints import comparison_columns, comparisons_hint
+    from bacon_bayes.readers.pair_table import looks_pairwise
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if arena_hard.is_arena_hard(args.file):  # a file or a folder of them
+        return _arena_hard(args)
+    if args.baseline_model:
+        raise ValidationError(
+            f"--baseline-model names Arena-Hard's baseline; {args.file!r} holds no Arena-Hard "
+            "judgments (model, games): drop --baseline-model."
+        )
     if args.pairwise or args.model_a or args.model_b or looks_pairwise(args.file):
         return run_doctor(args)  # --model-a / --model-b name comparisons' columns
     frame, meta = read_any(args.file)
+    if preferences.looks_like(frame.columns) and not args.pairwise:  # chosen / rejected
+        print(preferences.doctor_text(frame, args.file))
+        return 0
     if looks_pairwise(args.file, list(frame.columns)):
         return run_doctor(args)
     verdicts, models, _ = comparison_columns(frame)
@@ -132,6 +145,32 @@ def run(args: argparse.Namespace) -> int:
     hint = comparisons_hint(frame, args.file)  # verdict columns: comparisons, read without
     if hint:
         print(f"\nnote: {hint}")
+    return 0
+
+
+def _arena_hard(args: argparse.Namespace) -> int:
+    """``bacon doctor`` on Arena-Hard judgments: what was read (or what is missing to read
+    it: the baseline), each judge's games' position bias and ties, and where the human
+    votes go (the line that writes the comparisons as a table, for ``--labels``)."""
+    from bacon_bayes.doctor.pairs import pair_doctor_text
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.readers.arena_hard import flatten_line, read_arena_hard
+    from bacon_bayes.readers.pair_table import PairRoles
+
+    frame, meta = read_arena_hard(args.file, baseline=args.baseline_model)
+    if args.labels:
+        line, out = flatten_line(args.file, args.baseline_model)
+        raise ValidationError(
+            "--labels joins votes onto a table of comparisons by id, and Arena-Hard's "
+            f"judgment lines are none yet: write them as one: {line}; then: bacon doctor "
+            f"{shlex.quote(out)} --labels {shlex.quote(args.labels)} --label COL (the votes' "
+            "column, named other than label: the table's own is empty)."
+        )
+    roles = PairRoles(
+        "model_a", "model_b", "label", list(meta.judges), "prompt", "id", meta.format,
+        list(meta.notes),
+    )  # fmt: skip
+    print(pair_doctor_text(frame, roles, args.file, alpha=args.alpha))
     return 0
 
 

@@ -87,7 +87,8 @@ def refuse_comparisons(path: str, df: Any) -> None:
     """``bacon judges`` fits judges of scores: a table of comparisons (model A vs model B,
     A / B / tie verdicts) is refused with where its judges' terms are (tester D finding 4:
     it said "fix the value 'A'" of a valid vote)."""
-    from bacon_bayes.readers.pair_table import comparisons_hint, looks_pairwise
+    from bacon_bayes.readers.pair_hints import comparisons_hint
+    from bacon_bayes.readers.pair_table import looks_pairwise
 
     if not (looks_pairwise(path, [str(c) for c in df.columns]) or comparisons_hint(df, path)):
         return

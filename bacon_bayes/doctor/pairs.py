@@ -556,6 +556,8 @@ def pair_doctor_text(
         ),
         "",
     ]
+    if n_lab < 2 and (missing := df.attrs.get("votes missing")):
+        return "\n".join([*found, str(missing)])  # a format's own: where its votes are
     if n_lab < 2:
         found.append(
             f"no strengths yet: {n_lab} comparison(s) carry a human vote in {label!r} and "

@@ -163,7 +163,7 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
     ValidationError
         A missing file, a folder, or a file of none of these formats.
     """
-    from bacon_bayes.readers import inspect_log, labelling, lm_eval, oai_evals
+    from bacon_bayes.readers import arena_hard, inspect_log, labelling, lm_eval, oai_evals
     from bacon_bayes.readers.jsonl import first_object, read_jsonl, read_lines
 
     path = Path(path)
@@ -187,6 +187,12 @@ def read_any(path: str | Path, names: Iterable[str] = ()) -> tuple[pd.DataFrame,
             frame, meta = labelling.read_argilla(read_lines(path), str(path))
         elif oai_evals.looks_like(first):
             frame, meta = oai_evals.read_oai_evals(path)
+        elif arena_hard.looks_like(first):  # comparisons with a baseline named nowhere
+            raise ValidationError(
+                f"{str(path)!r} holds Arena-Hard judgments (each model against a baseline, "
+                f"two games): bacon doctor {str(path)!r} --baseline-model NAME reads them "
+                "and prints the line that writes them as a table of comparisons."
+            )
         else:
             frame, meta = read_jsonl(path)
         ids = [c for c in frame.columns if item_name(c) or c == meta.item]

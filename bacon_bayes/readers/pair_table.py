@@ -26,14 +26,15 @@ import pandas as pd
 from bacon_bayes.csv_format import table_header
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.io import row_place
+from bacon_bayes.readers.mt_bench_hub import read_with_labels, table_format, votes_missing
 from bacon_bayes.readers.one_hot import marked
+from bacon_bayes.readers.pair_hints import LABEL_NAMES
 from bacon_bayes.readers.pairwise import (
     _WORDS,
     MT_BENCH_HUMANS,
     VERDICT_HELP,
     _all_verdicts,
     _missing,
-    read_mt_bench,
     read_pairwise,
     sniff_pairwise,
 )
@@ -41,14 +42,11 @@ from bacon_bayes.replies import marked_verdicts
 
 __all__ = [
     "PairRoles",
-    "comparison_columns",
-    "comparisons_hint",
     "looks_pairwise",
     "pairwise_hint",
     "read_pair_table",
 ]
 
-LABEL_NAMES = ("label", "winner", "human_label")
 #: the columns ``bacon sample --pairwise`` adds: the wave drawn and every inclusion probability
 WAVE_COLUMNS = ("to_label", "propensity")
 PROMPT_NAMES = ("prompt", "question_id", "prompt_id")
@@ -398,60 +396,6 @@ def pairwise_hint(path: str | Path, columns: Sequence[str] | None = None) -> str
     )
 
 
-def comparison_columns(
-    frame: pd.DataFrame,
-) -> tuple[list[str], tuple[str, str] | None, str | None]:
-    """What makes ``frame`` look like a table of comparisons without the model columns'
-    usual names: its columns of A / B / tie verdicts, the two columns of text that share
-    their values (the models of each row; None when no two do) and the human votes (the
-    sparsest verdict column with empty cells, where no column has a label's name; None
-    else). No verdict column: ``([], None, None)``."""
-    verdicts = [
-        str(c) for c in frame.columns
-        if _all_verdicts(frame[c].tolist())
-        and {"A", "B"} <= {_WORDS.get(str(v).strip().lower()) for v in frame[c].dropna().unique()}
-    ]  # fmt: skip
-    if not verdicts:
-        return [], None, None
-    text = [
-        str(c) for c in frame.columns
-        if c not in verdicts and pd.api.types.is_string_dtype(frame[c])
-        and 1 < frame[c].nunique() <= len(frame) / 2
-    ]  # fmt: skip
-    pair = next(
-        (
-            (a, b) for k, a in enumerate(text) for b in text[k + 1 :]
-            if len(set(frame[a].dropna()) & set(frame[b].dropna()))
-            >= 0.5 * len(set(frame[a].dropna()) | set(frame[b].dropna()))
-        ),
-        None,
-    )  # fmt: skip
-    gaps = {c: int(frame[c].isna().sum()) for c in verdicts}
-    votes = max(verdicts, key=lambda c: gaps[c])  # the human votes: the sparsest column
-    named = any(c in frame.columns for c in LABEL_NAMES)
-    return verdicts, pair, votes if gaps[votes] and not named else None
-
-
-def comparisons_hint(frame: pd.DataFrame, path: str | Path) -> str:
-    """For ``bacon doctor`` without ``--pairwise``: a sentence saying that ``frame``'s
-    columns of A / B / tie verdicts look like comparisons, with the ``--pairwise`` command
-    (its two model columns when two columns of text share their names); "" when no column
-    holds such verdicts."""
-    verdicts, pair, votes = comparison_columns(frame)
-    if not verdicts:
-        return ""
-    models = "--model-a COL --model-b COL" if pair is None else (
-        f"--model-a {shlex.quote(pair[0])} --model-b {shlex.quote(pair[1])}"
-    )  # fmt: skip
-    if votes:
-        models += f" --label {shlex.quote(votes)}"
-    return (
-        f"columns {', '.join(verdicts)} hold A / B / tie verdicts: if each row compares two "
-        f"models, read the table as comparisons: bacon doctor {shlex.quote(str(path))} "
-        f"--pairwise {models}"
-    )
-
-
 def _missing_column(option: str, col: str, frame: pd.DataFrame) -> ValidationError:
     cols = ", ".join(map(str, frame.columns[:15]))
     return ValidationError(
@@ -512,13 +456,15 @@ def read_pair_table(
     if not path.is_file():
         raise ValidationError(f"file {str(path)!r} does not exist; check the path.")
     kind = _kind(path)
-    fmt = _pair_format(path) if kind in ("json", "jsonl") else None
+    fmt = _pair_format(path) if kind in ("json", "jsonl") else table_format(path, kind)
     notes: list[str] = []
     if fmt == "mt-bench" and labels is not None and _pair_format(Path(labels)) == "mt-bench":
-        frame, meta = read_mt_bench(path, human=labels)
+        frame, meta = read_with_labels(path, labels)  # FastChat's or the Hub's judges' file
         labels = None
     elif fmt is not None:
         frame, meta = read_pairwise(path, fmt)
+        if fmt == "mt-bench" and meta.judges and (missing := votes_missing(path, meta.judges)):
+            frame.attrs["votes missing"] = missing  # the Hub's gpt4_pair split: its votes
     elif kind in ("csv", "parquet", "xlsx"):
         frame, meta = read_table(path), None
         if "model_a" not in frame.columns and all(c in frame.columns for c in ALPACA_MODELS):

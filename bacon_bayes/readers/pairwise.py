@@ -15,6 +15,7 @@ has its verdict flipped.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 #: The formats :func:`read_pairwise` knows.
-PAIR_FORMATS = ("arena", "alpacaeval", "mt-bench")
+PAIR_FORMATS = ("arena", "alpacaeval", "mt-bench", "arena-hard")
 
 _NUMBERS = {1.0: "A", 0.0: "B", 0.5: "tie"}
 #: the verdict words (``model_a``, ``tie (bothbad)``, ``[[C]]``, Arena-Hard's ``A>>B`` ...)
@@ -517,7 +518,7 @@ def _turn_record(
 
 def read_mt_bench(
     judgments: str | Path | None = None,
-    human: str | Path | None = None,
+    human: str | Path | Sequence[str | Path] | None = None,
 ) -> tuple[pd.DataFrame, TableMeta]:
     """Read MT-Bench pairwise judgments and, optionally, its human judgments.
 
@@ -541,7 +542,10 @@ def read_mt_bench(
     - ``human``: the ``mt_bench_human_judgments`` release (``human_judgments.json``, a
       JSON list or JSON Lines) with ``question_id``, ``model_a``, ``model_b``, ``winner``
       (model_a/model_b/tie), ``judge`` (``author_N``/``expert_N``: the label; any other
-      judge, such as ``["gpt-4", "pair-v2"]``, is a judge column) and ``turn``.
+      judge, such as ``["gpt-4", "pair-v2"]``, is a judge column) and ``turn``. The
+      Hub's ``lmsys/mt_bench_human_judgments`` has it as two splits: ``human`` (the
+      votes) and ``gpt4_pair`` (judge ``gpt4_pair``: GPT-4's verdicts, a judge column);
+      several such files (the judges' split first) are read together.
 
     A comparison is (question, turn, unordered model pair); a row with the pair the other
     way round than first seen has its verdict flipped; several human votes on one
@@ -550,7 +554,8 @@ def read_mt_bench(
     if judgments is None and human is None:
         raise ValidationError("read_mt_bench needs a judgments file, a human file or both.")
     long: list[dict[str, Any]] = []
-    where_path = Path(judgments if judgments is not None else human)  # type: ignore[arg-type]
+    humans = [human] if isinstance(human, str | Path) else list(human or ())
+    where_path = Path(judgments if judgments is not None else humans[0])
     flipped = 0
     if judgments is not None:
         path = Path(judgments)
@@ -569,14 +574,13 @@ def read_mt_bench(
             swapped and rec["who"].endswith(f"|{GAMES[0]}")
             for rec, swapped in zip(long, _swapped(long), strict=True)
         )
-    if human is not None:
-        path = Path(human)
+    for path in map(Path, humans):
         rows = _records(path)
         need = ("question_id", "model_a", "model_b", "winner", "judge")
         _require(rows, need, path, "MT-Bench human")
         for number, r in enumerate(rows, start=1):
             name = _judge_name(r["judge"])
-            who = "label" if name.startswith(("author", "expert", "human")) else name
+            who = "label" if name.startswith(HUMAN_JUDGES) else name
             verdict = to_verdict(r["winner"], f"{str(path)!r} row {number}, field 'winner'")
             long.append(_turn_record(r, "model_a", "model_b", who, verdict, number))
     frame, judges, several = _pivot(long, where_path)
@@ -604,10 +608,29 @@ def read_mt_bench(
 # ---------------------------------------------------------------- sniffing
 
 
+#: the names MT-Bench's human voters go by (``author_N``, ``expert_N``)
+HUMAN_JUDGES = ("author", "expert", "human")
+#: a model judge's name: the Hub split's ``gpt4_pair``, FastChat's ``gpt-4/pair-v2``
+MODEL_JUDGE = re.compile(r"gpt|claude|gemini|llama|mistral|qwen|palm|pair-v|single-v", re.I)
+
+
+def judge_split(rows: Sequence[dict[str, Any]]) -> str | None:
+    """Which split of MT-Bench's human judgments ``rows`` are: ``human`` where every
+    ``judge`` is a person (``author_N``), ``judges`` where every one is a model judge (the
+    Hub's ``gpt4_pair`` split); None for other rows (no ``turn``, ``winner``) or a mix."""
+    if not rows or not {"turn", "judge", "winner"} <= set(rows[0]):
+        return None
+    names = {_judge_name(r.get("judge", "")) for r in rows}
+    if all(n.startswith(HUMAN_JUDGES) for n in names):
+        return "human"
+    return "judges" if all(MODEL_JUDGE.search(n) for n in names) else None
+
+
 #: what a file of MT-Bench's human judgments alone is for (said where it has no judge)
 MT_BENCH_HUMANS = (
     " It holds MT-Bench's human judgments alone: pass it as --labels to a judges' file "
-    "(FastChat's gpt-4_pair.jsonl: model_1, model_2, g1_winner)."
+    "(FastChat's gpt-4_pair.jsonl: model_1, model_2, g1_winner; or the gpt4_pair split "
+    "of lmsys/mt_bench_human_judgments)."
 )
 
 
@@ -621,14 +644,17 @@ def sniff_pairwise(path: str | Path) -> str:
         A file of none of them.
     """
     path = Path(path)
-    first = _records(path)[0]
+    rows = _records(path)
+    first = rows[0]
     if "g1_winner" in first and "model_1" in first:
         return "mt-bench"
     if "preference" in first and "generator_1" in first:
         return "alpacaeval"
+    if "games" in first and "model" in first:  # readers.arena_hard
+        return "arena-hard"
     if "model_a" in first and "model_b" in first:
         name = _judge_name(first.get("judge", ""))
-        if "turn" in first and name.startswith(("author", "expert")):
+        if "turn" in first and (name.startswith(HUMAN_JUDGES[:2]) or judge_split(rows)):
             return "mt-bench"
         return "arena"
     raise ValidationError(
@@ -639,7 +665,9 @@ def sniff_pairwise(path: str | Path) -> str:
     )
 
 
-def read_pairwise(path: str | Path, format: str | None = None) -> tuple[pd.DataFrame, TableMeta]:
+def read_pairwise(
+    path: str | Path, format: str | None = None, baseline: str | None = None
+) -> tuple[pd.DataFrame, TableMeta]:
     """Read a pairwise file into the canonical frame (see the module docstring).
 
     Parameters
@@ -649,12 +677,18 @@ def read_pairwise(path: str | Path, format: str | None = None) -> tuple[pd.DataF
         read as labels without judges).
     format : str, optional
         One of :data:`PAIR_FORMATS`; sniffed from the first record when None.
+    baseline : str, optional
+        Arena-Hard's baseline model (:func:`~bacon_bayes.readers.arena_hard.read_arena_hard`).
     """
     kind = format or sniff_pairwise(path)
     if kind == "arena":
         return read_arena(path)
     if kind == "alpacaeval":
         return read_alpacaeval(path)
+    if kind == "arena-hard":
+        from bacon_bayes.readers.arena_hard import read_arena_hard
+
+        return read_arena_hard(path, baseline)
     if kind == "mt-bench":
         first = _records(Path(path))[0]
         return read_mt_bench(path) if "g1_winner" in first else read_mt_bench(human=path)
