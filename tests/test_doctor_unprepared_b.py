@@ -332,3 +332,34 @@ def test_labels_written_as_stars_are_found_and_estimated(tmp_path, capsys) -> No
     assert "the filled stars counted" in out and "--label" in command
     assert command[command.index("--label") + 1] == "human"
     assert main([*command, "--engine", "freq"]) == 0
+
+
+def test_a_long_table_of_aspects_is_pivoted_one_aspect_at_a_time(tmp_path, capsys) -> None:
+    """Walk 60: a long table of judges' scores on several aspects (``dimension``:
+    relevance, fluency; the human label one per item and aspect) was pivoted with the
+    aspect among the judge columns (``gpt4|fluency`` beside ``gpt4|relevance``) and the
+    label left to "settle", which differs between an item's rows. Each aspect is a table
+    of its own: the line writes the first aspect's, judges by name and the label joined,
+    and the doctor it names then prints a command that runs."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for i in range(200):
+        for dim in ("relevance", "fluency"):
+            t = rng.normal()
+            human = np.clip(np.round(3 + t), 1, 5) if rng.random() < 0.25 else np.nan
+            for judge in ("gpt4", "llama"):
+                score = np.clip(np.round(3 + t + rng.normal(scale=0.8)), 1, 5)
+                rows.append((f"d{i}", f"M{i % 5}", dim, judge, score, human))
+    columns = ["item_id", "system", "dimension", "judge", "score", "human"]
+    path = tmp_path / "long_dims.csv"
+    pd.DataFrame(rows, columns=columns).to_csv(path, index=False)
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "'dimension' names the aspect each row rates (2: 'fluency', 'relevance')" in out
+    assert "settle the label" not in out and "gpt4|" not in out, out
+    run_python_line(out.split("Pivot it, with pandas: ", 1)[1], tmp_path)
+    wide = pd.read_csv(tmp_path / "wide_fluency.csv")
+    assert set(wide.columns) == {"item_id", "system", "human", "gpt4", "llama"} and len(wide) == 200
+    out, argv = doctor([str(tmp_path / "wide_fluency.csv")], capsys)
+    assert argv[:2] == ["estimate", str(tmp_path / "wide_fluency.csv")], argv
+    assert main([*argv, "--engine", "freq"]) == 0

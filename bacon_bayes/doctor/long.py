@@ -16,6 +16,7 @@ from bacon_bayes.csv_format import pandas_command, pandas_read
 from bacon_bayes.doctor.cells import FAILED, is_str, numeric, read_line
 from bacon_bayes.doctor.label import DENSE
 from bacon_bayes.doctor.names import (
+    ASPECT_WORDS,
     GROUP_HINT,
     ID_LIKE,
     ID_NAMES,
@@ -48,6 +49,31 @@ LONG_JUDGES = 50
 #: a long table told by its shape: this share of its ids on exactly as many rows as a
 #: column of strings has values, one row per value (:func:`_judge_by_shape`)
 LONG_SHARE = 0.9
+
+
+#: a long table's column naming the aspect each row rates (:func:`_aspect`)
+ASPECT_NAME = re.compile(r"aspect|dimension|criteri|attribute|rubric", re.IGNORECASE)
+
+
+def _aspect(frame: pd.DataFrame, keys: list[str], spec: list[str], label: str | None) -> str | None:
+    """The column of ``spec`` (columns varying within an item of ``keys``, beside the
+    judge's) that names the aspect each row rates (SummEval's ``dimension``: relevance,
+    fluency...): named so (:data:`ASPECT_NAME`), holding aspects' names
+    (:data:`~bacon_bayes.doctor.names.ASPECT_WORDS`), or the one the label follows (one
+    label per item and value, where an item's rows differ); None where none does. Each
+    aspect is a table of its own: the pivot would mix them into one item's judges."""
+    for c in spec:
+        values = frame[c].dropna().astype(str).str.strip().str.lower().unique()
+        named = ASPECT_NAME.search(c) or (
+            values.size and pd.Series(values).isin(ASPECT_WORDS).mean() >= 0.5
+        )
+        follows = label is not None and bool(
+            (frame.groupby(keys)[label].nunique() > 1).any()
+            and (frame.groupby([*keys, c])[label].nunique() <= 1).all()
+        )
+        if 2 <= values.size <= MAX_GROUPS and (named or follows):
+            return c
+    return None
 
 
 #: a column numbering a judge's repeated runs on an item (bacon judge's ``run``)
@@ -125,6 +151,7 @@ def pivot_recipe(
     kind: str = "csv",
     human: str | None = None,
     read: str | None = None,
+    aspect: str | None = None,
 ) -> tuple[str, list[str]]:
     """How to pivot a long table (the ``judge`` columns name the judge of each row, e.g.
     model and method; ``score`` holds its score) to one row per item: keyed by the column
@@ -139,8 +166,14 @@ def pivot_recipe(
     ``human``: the judge name that is the human's (:func:`_human_rater`), whose column
     the pivot makes the label. ``read``: the pandas call that reads the file
     (:func:`~bacon_bayes.csv_format.pandas_read`), which makes the recipe a shell line
-    that runs as printed. Returns the recipe and the columns that key the items (none:
-    it says to add one)."""
+    that runs as printed. ``aspect``: the column naming the aspect each row rates
+    (:func:`_aspect`): the recipe writes its first aspect's table, and says so. Returns
+    the recipe and the columns that key the items (none: it says to add one)."""
+    pick = ""
+    if aspect is not None:  # one table per aspect: the first one's
+        named = sorted(frame[aspect].dropna().unique(), key=str)
+        pick = f"df = df[df[{aspect!r}] == {named[0]!r}]; "
+        frame = frame[frame[aspect] == named[0]].drop(columns=[aspect])
     others = [str(c) for c in frame.columns if c not in (*judge, score)]
     run = _run_column(frame, others, judge)  # repeated runs: averaged by the pivot
     if run is not None:
@@ -181,9 +214,10 @@ def pivot_recipe(
     by = frame.groupby(key, sort=False)
     per = [c for c in others if c not in key and bool((by[c].nunique() <= 1).all())]
     clash = label is not None and label not in per
-    out = unused_name("wide")
+    out = unused_name("wide" if aspect is None else f"wide_{_slug(named[0])}")
     recipe = (
-        first
+        pick
+        + first
         + (
             f"wide = df.pivot(index={index}, columns={columns}, values={score!r}); "
             if run is None
@@ -200,8 +234,17 @@ def pivot_recipe(
         + (f"{keyed_id(key, 'wide')}; " if len(key) > 1 and "id" not in others else "")
         + f"wide.to_csv({out!r}, index=False)"
     )
+    each = ""
+    if aspect is not None:
+        shown = ", ".join(map(repr, named[:6])) + (", ..." if len(named) > 6 else "")
+        each = (
+            f"{aspect!r} names the aspect each row rates ({len(named)}: {shown}), a table of "
+            f"its own each, which the line writes for {named[0]!r} (put another aspect in "
+            f"place of {named[0]!r} for its table); "
+        )
     return (
-        f"{index} keys the items (one row per item and judge"
+        each
+        + f"{index} keys the items (one row per item and judge"
         + (f" in each run of {run!r}" if run else "")
         + f"){repeats}. Pivot it, {_pandas(recipe, read)} "
         + (
@@ -220,6 +263,11 @@ def pivot_recipe(
         )
         + f"and run bacon doctor on {out}"
     ), key
+
+
+def _slug(value: object) -> str:
+    """``value`` as a part of a file name: letters, digits, ``-`` and ``_``."""
+    return re.sub(r"[^\w-]+", "_", str(value)).strip("_") or "aspect"
 
 
 def _key_with(
@@ -335,10 +383,12 @@ def find_long(frame: pd.DataFrame, roles: Roles, kind: str, read: str | None = N
     # a column of one value per item (WMT's ``doc`` beside ``system`` and ``seg_id``) is
     # joined back by the recipe; only one varying within an item names its judge
     spec = [judge, *(c for c in short if c not in keys and (by_key[c].nunique() > 1).any())]
+    aspect = _aspect(frame, keys, spec[1:], roles.label)
+    spec = [c for c in spec if c != aspect]
     human = _human_rater(frame[judge]) if roles.label is None else None
     k = frame[judge].nunique() - (human is not None)
     roles.reasons["long"] = judge
-    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human, read)
+    recipe, key = pivot_recipe(frame, spec, score, roles.label, keys, kind, human, read, aspect)
     roles.long_key = key
     roles.left_out.update(dict.fromkeys(key, "keys the items of the long table (below)"))
     if numeric(frame[score]) is None:
