@@ -47,6 +47,7 @@ from bacon_bayes.io import row_place
 from bacon_bayes.pairs import VERDICT_HELP, verdict_sides
 from bacon_bayes.readers.pair_table import WAVE_COLUMNS, PairRoles, drawn_marks
 from bacon_bayes.readers.pairwise import to_verdict
+from bacon_bayes.readers.preferences import SIDES
 
 __all__ = [
     "auc_delong",
@@ -564,6 +565,14 @@ def pair_doctor_text(
             "Bradley-Terry needs at least 2; add human votes (A / B / tie) to that column "
             "(MT-Bench: pass FastChat's human judgments file with --labels FILE), then run "
             "bacon doctor again for the command."
+        )
+        return "\n".join(found)
+    if {*a.astype(str), *b.astype(str)} == set(SIDES):  # as_positions' sides, no models
+        found.append(
+            "no strengths: the compared 'models' are the two sides of a preference set "
+            "(chosen, rejected), and the chosen side wins every vote, so its strength says "
+            "nothing; what this table gives is above, each judge against the human votes "
+            "(kappa, AUC). For strengths, give each answer's model in model_a / model_b."
         )
         return "\n".join(found)
     if not blocked and (apart := graph_problem(a.astype(str), b.astype(str))):
