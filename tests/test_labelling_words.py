@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bacon_bayes import words
@@ -87,7 +88,7 @@ def test_choices_of_a_scale_bacon_does_not_know_print_the_line_that_maps_them(
     assert "levels of a scale bacon does not read as numbers: left out" in note
     assert "{'Relevant': 3, 'Partially relevant': 2, 'Not relevant': 1}" in note
     run_python_line(note, cwd=tmp_path)
-    doctor = shlex.split(note.rsplit(", then ", 1)[1])
+    doctor = shlex.split(note.rsplit(", then ", 1)[1].split(" (or --labels")[0])
     frame, _ = read_any(tmp_path / doctor[-1])
     number = {w: 3 - k for k, w in enumerate(RELEVANT)}
     expected = [number[_answer(i, RELEVANT)] for i in range(LABELED)]
@@ -147,3 +148,20 @@ def test_answers_are_read_as_words_once(monkeypatch: pytest.MonkeyPatch) -> None
         calls.clear()
         _as_numbers([{"choices": [w]} for w in answers])
         assert len(calls) == 1, answers
+
+
+def test_the_map_is_said_where_the_export_is_a_labels_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As --labels, the question left out was only "no column 'rel'"."""
+    monkeypatch.chdir(tmp_path)
+    _label_studio(tmp_path / "export.json", RELEVANT)
+    scores = {"id": range(1, TASKS + 1), "gpt4": [1 + i % 3 for i in range(TASKS)]}
+    pd.DataFrame(scores).to_csv(tmp_path / "scores.csv", index=False)
+    args = ["doctor", "scores.csv", "--labels", "export.json", "--label", "rel"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "no column 'rel'" in err and "levels of a scale bacon does not read" in err
+    run_python_line(err, cwd=tmp_path)
+    assert main([*args[:3], "export_numbers.json", *args[4:]]) == 0
+    assert f"from --labels: {LABELED} of {TASKS} rows labeled" in capsys.readouterr().out

@@ -195,7 +195,8 @@ def _levels_note(question: str, levels: Levels, name: str) -> str:
         f"import json; m = {{{mapping_text(values)}}}; q = {question!r}; {walk}; {read}; {write}"
     )
     run = shlex.join(["bacon", "doctor", out])
-    return f"{said}; map them to numbers ({hint}), e.g. with: {line}, then {run}"
+    also = f"or --labels {shlex.quote(out)} beside a table of judge scores"
+    return f"{said}; map them to numbers ({hint}), e.g. with: {line}, then {run} ({also})"
 
 
 def _table(

@@ -49,7 +49,9 @@ def json_labels(path: Path, form: str) -> pd.DataFrame:
     export = read_export(records, str(path))
     if export is None:
         return pd.DataFrame.from_records(records)
-    return export[0].drop(columns=export[1].judges)
+    frame = export[0].drop(columns=export[1].judges)
+    frame.attrs["left out"] = [n for n in export[1].notes if "left out" in n]  # said at --label
+    return frame
 
 
 def _folded(name: Any) -> str:
@@ -392,7 +394,11 @@ def join_labels(
     if label not in labels.columns and hot is None:
         raise ValidationError(
             f"labels file {name!r} has no column {label!r} (its columns: "
-            f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
+            f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column"
+            + "".join(
+                f"; {n}" for n in labels.attrs.get("left out", []) if n.startswith(repr(label))
+            )
+            + "."
         )
     paths = None if table is None else (table, path)
     key = key_column(frame, labels, item, label, paths)
