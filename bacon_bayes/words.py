@@ -261,18 +261,16 @@ def _named_levels(column: pd.Series) -> tuple[pd.Series, str] | None:
     return number, f"read as numbers, the level names after them dropped ({said})"
 
 
-def word_levels(
-    column: pd.Series, line: Callable[[str], str] | None = None
-) -> tuple[str, str] | None:
+def level_map(
+    column: pd.Series, read: tuple[pd.Series, str] | None = None, known: bool = False
+) -> tuple[pd.Series, dict[str, float], str] | None:
     """A column of labels written as 2 to :data:`MOST_LEVELS` words (not numbers) that
     are not all read as numbers (a third level beside ``Yes`` / ``No``: ``Partially``;
-    ``good`` / ``ok`` / ``bad``), each on at least :data:`LEVEL_SHARE` of its filled cells:
-    the levels with their counts (``'Yes' (152), 'No' (120), 'Partially' (48)``) and how
-    to map them to numbers (a pandas line). None for any other column: a rare word among
-    verdicts is a failure (``error``), which the cells' check names. Emptying a level's
-    cells would delete real labels, all of one kind, and bias the estimate. ``line``: the
-    shell line that runs the pandas code given on the file read and writes it (doctor's),
-    else the code alone is shown."""
+    ``good`` / ``ok`` / ``bad``), each on at least :data:`LEVEL_SHARE` of its filled
+    cells: the levels' counts, a map of them to numbers and what the numbers follow
+    (:func:`word_levels` says them). None for any other column. ``read`` (``known``):
+    the column's :func:`word_numbers` (None: no reading), where the caller has it, not
+    read again."""
     if not (pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)):
         return None
     try:
@@ -287,10 +285,9 @@ def word_levels(
     counts = text.value_counts()
     if not 2 <= len(counts) <= MOST_LEVELS or counts.iloc[-1] < LEVEL_SHARE * len(text):
         return None
-    read = word_numbers(column.loc[text.index])
-    if read is not None and read[0].notna().all():
+    read = read if known else word_numbers(column.loc[text.index])
+    if read is not None and read[0].reindex(text.index).notna().all():
         return None
-    shown = ", ".join(f"{w!r} ({n})" for w, n in counts.items())
     word = {w: " ".join(w.split()).lower() for w in counts.index}
     if any(w in _VERDICT for w in word.values()):
         values = {w: _VERDICT.get(k, 0.5) for w, k in word.items()}
@@ -303,19 +300,52 @@ def word_levels(
         values = {w: _QUALITY.get(k, 0.0) for w, k in word.items()}
         hint = "the numbers of your scale's levels"
     else:
-        values = {w: float(k + 1) for k, w in enumerate(counts.index)}
+        order = sorted(counts.index, key=lambda w: _hedged(word[w]))
+        values = {w: float(k + 1) for k, w in enumerate(order)}
         hint = "in your scale's order"
-    mapping = ", ".join(
-        f"{w!r}: {v:g}" for w, v in sorted(values.items(), key=_second, reverse=True)
-    )
+    return counts, values, hint
+
+
+#: a level's first word that says it is not (``Not relevant``) or partly (``Partially
+#: relevant``) what the level without it says
+_NOT_WORD = re.compile(r"^(not|non|no|never|none)\b")
+_PART_WORD = re.compile(r"^(partially|partly|somewhat|slightly|mostly|moderately|fairly|half)\b")
+
+
+def _hedged(word: str) -> int:
+    """Where a level written ``word`` goes in a scale read from its words alone: a level
+    that says not (0), then one that says partly (1), then the rest (2) in their order."""
+    return 0 if _NOT_WORD.match(word) else 1 if _PART_WORD.match(word) else 2
+
+
+def word_levels(
+    column: pd.Series, line: Callable[[str], str] | None = None
+) -> tuple[str, str] | None:
+    """A column of labels written as words (:func:`level_map`): the levels with their
+    counts (``'Yes' (152), 'No' (120), 'Partially' (48)``) and how to map them to numbers
+    (a pandas line). None for any other column: a rare word among verdicts is a failure
+    (``error``), which the cells' check names. Emptying a level's cells would delete real
+    labels, all of one kind, and bias the estimate. ``line``: the shell line that runs
+    the pandas code given on the file read and writes it (doctor's), else the code alone
+    is shown."""
+    found = level_map(column)
+    if found is None:
+        return None
+    counts, values, hint = found
+    shown = ", ".join(f"{w!r} ({n})" for w, n in counts.items())
     name = column.name
-    code = f"df[{name!r}] = df[{name!r}].map({{{mapping}}})"
+    code = f"df[{name!r}] = df[{name!r}].map({{{mapping_text(values)}}})"
     fix = (
         "levels, not failures (emptying a level's cells would leave out labels all of one "
         f"kind and bias the estimate): map them to numbers ({hint}), e.g. "
         + (f"with: {line(code)}" if line else f"in pandas: {code}")
     )
     return f"{len(counts)} words ({shown})", fix
+
+
+def mapping_text(values: dict[str, float]) -> str:
+    """A map of words to numbers as the inside of a Python dict, the highest first."""
+    return ", ".join(f"{w!r}: {v:g}" for w, v in sorted(values.items(), key=_second, reverse=True))
 
 
 def fraction_fix(value: object) -> str:
@@ -340,11 +370,18 @@ def as_numbers(column: pd.Series) -> pd.Series:
     reads (the verdict words of its pair as 1 / 0 ...), or the scores written out of a top
     among them (:func:`fractions_among_numbers`); NaN in the empty cells and in any
     other."""
+    return read_numbers(column)[0]
+
+
+def read_numbers(column: pd.Series) -> tuple[pd.Series, tuple[pd.Series, str] | None]:
+    """:func:`as_numbers` of ``column``, and how its cells were read, :func:`word_numbers`'
+    reading of them (or :func:`fractions_among_numbers`'; None: numbers alone), from one
+    reading."""
     values = pd.to_numeric(column, errors="coerce")
     read = word_numbers(column)
     if read is None and (read := fractions_among_numbers(column, values)) is not None:
-        return read[0]
-    return values if read is None else values.fillna(read[0])
+        return read[0], read
+    return (values, None) if read is None else (values.fillna(read[0]), read)
 
 
 def fractions_among_numbers(column: pd.Series, values: pd.Series) -> tuple[pd.Series, str] | None:

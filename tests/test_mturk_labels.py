@@ -3,6 +3,8 @@ the labels file's id column named as written."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -125,3 +127,50 @@ def test_rejected_left_out_of_the_mean_line(
     assert np.allclose(written.sort_index(), _means(batch).sort_index())
     assert main(["doctor", "judges.csv", "--labels", out]) == 0
     assert "label     Answer.relevance" in capsys.readouterr().out
+
+
+def _printed_doctor(out: str, judges: str) -> list[str]:
+    """The ``bacon doctor JUDGES.csv --labels ...`` doctor prints, on the table ``judges``."""
+    line = next(x for x in out.splitlines() if " doctor JUDGES.csv " in x)
+    words = shlex.split(line)
+    return ["doctor", judges, *words[words.index("JUDGES.csv") + 1 :]]
+
+
+@pytest.mark.parametrize("hot", [False, True])
+def test_doctor_on_a_batch_says_it_holds_raters_answers(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    hot: bool,
+) -> None:
+    """A batch's results given to doctor as the table took AssignmentId for the id and the
+    answer for a judge. It is said to be raters' answers: the items the HIT's
+    Input.item_id, the workers raters, and the line that averages them per item, whose
+    file then joins a judges' table as --labels."""
+    monkeypatch.chdir(tmp_path)
+    _table(tmp_path)
+    batch = _batch(rejected=4)
+    (_one_hot(batch) if hot else batch).to_csv(tmp_path / "batch.csv", index=False)
+    assert main(["doctor", "batch.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "an Amazon MTurk batch's results" in out and "not a table of judge scores" in out
+    assert re.search(rf"items +Input\.item_id +{LABELED} items", out)
+    assert re.search(rf"raters +WorkerId +{len(WORKERS)} workers, 2-3 per item", out)
+    assert "4 of 36 assignments" in out and "AssignmentId" in out.split("left out")[-1]
+    run_python_line(out, cwd=tmp_path)
+    written = pd.read_csv(tmp_path / "batch_mean.csv").set_index("Input.item_id")
+    assert np.allclose(written["Answer.relevance"].sort_index(), _means(batch).sort_index())
+    assert main(_printed_doctor(out, "judges.csv")) == 0
+    assert f"from --labels: {len(_means(batch))} of {ITEMS} rows labeled" in capsys.readouterr().out
+
+
+def test_a_batch_without_an_input_id_has_its_hits_for_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _batch().drop(columns="Input.item_id").to_csv(tmp_path / "batch.csv", index=False)
+    assert main(["doctor", "batch.csv"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"items +HITId +12 items", out) and "no Input.<id> column" in out
+    run_python_line(out, cwd=tmp_path)
+    assert len(pd.read_csv(tmp_path / "batch_mean.csv")) == LABELED

@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.doctor import profile
     from bacon_bayes.errors import ValidationError
     from bacon_bayes.readers import arena_hard, join_labels, label_column, preferences, read_any
+    from bacon_bayes.readers.mturk import batch_text
     from bacon_bayes.readers.pair_hints import comparison_columns, comparisons_hint
     from bacon_bayes.readers.pair_table import looks_pairwise
 
@@ -104,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
             f"{shlex.quote(models[1])})\n"
         )
         return run_doctor(args)
+    if not args.labels and not args.judge and (batch := batch_text(frame, args.file)):
+        print(batch)  # raters' answers, one row per assignment: the labels, not judges
+        return 0
     item = args.item
     if args.labels:
         args.label = args.label or label_column(frame, args.labels, args.item or meta.item)

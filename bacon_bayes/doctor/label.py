@@ -23,7 +23,13 @@ from bacon_bayes.doctor.cells import (
     numeric,
     text_cells,
 )
-from bacon_bayes.doctor.names import HUMAN_PROTOCOL, ID_LIKE, LABEL_HINT, aspect_ratings
+from bacon_bayes.doctor.names import (
+    HUMAN_PROTOCOL,
+    ID_LIKE,
+    LABEL_HINT,
+    aspect_ratings,
+    tool_verdict,
+)
 from bacon_bayes.doctor.relation import label_rho
 from bacon_bayes.doctor.rows import id_with_repeats
 from bacon_bayes.errors import ValidationError
@@ -99,8 +105,8 @@ def choose_label(
     ids = _repeated_ids(frame, item)
     for c in frame.columns:
         num = numeric(frame[c])
-        if num is None or c == item or ID_LIKE.search(str(c)):  # annotation_id: no label
-            continue
+        if num is None or c == item or ID_LIKE.search(str(c)) or tool_verdict(str(c)):
+            continue  # annotation_id, DeepEval's success: no label
         if num.notna().sum() >= 2 and _filled(num, ids) < DENSE:
             sparse.append(str(c))
     waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]

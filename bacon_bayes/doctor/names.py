@@ -5,6 +5,7 @@ another aspect than the label's."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
 LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual|turker|crowd", re.I)
@@ -68,11 +69,23 @@ BLOCK_NAME = re.compile(
     re.I,
 )
 
+#: a tool's own verdict or its cut-off, named so (DeepEval's ``success``, its metrics'
+#: ``<metric>_success`` and ``threshold``): a judge's score against a threshold, never a
+#: human rating
+TOOL_VERDICT = re.compile(r"(^|[_ .-])(success|threshold)$", re.I)
 
-def not_judge_name(name: str) -> str | None:
+
+def tool_verdict(name: str) -> bool:
+    """Whether a column named ``name`` is a tool's verdict or threshold
+    (:data:`TOOL_VERDICT`; ``human_success``, named like people's rating, is none)."""
+    return bool(TOOL_VERDICT.search(name)) and not LABEL_HINT.search(name)
+
+
+def not_judge_name(name: str, columns: Iterable[object] = ()) -> str | None:
     """Why a numeric column named ``name`` is no judge, in words (``named like a length
     ...``), or None when its name does not say: a length (:data:`LENGTH_NAME`), a count,
-    a time or an index (:data:`NOT_JUDGE`)."""
+    a time or an index (:data:`NOT_JUDGE`), a tool's threshold, or its verdict beside the
+    scores it is drawn from among the table's ``columns`` (:func:`derived_verdict`)."""
     if LENGTH_NAME.search(name):
         return (
             "named like a length (a count of words, characters or tokens; doctor measures "
@@ -80,6 +93,35 @@ def not_judge_name(name: str) -> str | None:
         )
     if NOT_JUDGE.search(name):
         return "named like a count, time or index"
+    if tool_verdict(name) and name.lower().endswith("threshold"):
+        return "named like a tool's pass threshold (DeepEval's), not a score"
+    return derived_verdict(name, [str(c) for c in columns])
+
+
+#: a metric's score column, by name (``answer_relevancy score``, ``faithfulness_score``)
+_SCORE_OF = re.compile(r"^(?P<metric>.+?)[ _.-]score$", re.I)
+
+
+def derived_verdict(name: str, columns: list[str]) -> str | None:
+    """Why a tool's verdict (:func:`tool_verdict`: DeepEval's ``success``) is no judge of
+    its own where the scores it is drawn from are columns too: ``<metric>_success`` beside
+    ``<metric> score`` (that score against its threshold), ``success`` beside metrics'
+    scores (every metric passed); None otherwise (the verdict alone is the judge)."""
+    if not tool_verdict(name):
+        return None
+    scores = {m["metric"].lower(): c for c in columns if (m := _SCORE_OF.match(c))}
+    metric = TOOL_VERDICT.sub("", name).lower()
+    if metric and metric in scores:
+        return (
+            f"named as a tool's pass / fail of {scores[metric]!r} against its threshold "
+            "(DeepEval's): that judge's score cut in two, no judge of its own nor a human label"
+        )
+    if not metric and scores:
+        return (
+            "named as a tool's pass / fail of the case (DeepEval's: every metric's score, "
+            f"{', '.join(map(repr, list(scores.values())[:3]))}, against its threshold): "
+            "drawn from the judges, no judge of its own nor a human label"
+        )
     return None
 
 
@@ -168,13 +210,15 @@ def judge_aspects(judges: list[str]) -> list[str]:
 def aspect_ratings(columns: list[str]) -> dict[str, str]:
     """Columns named by one word that at least two other columns' names hold among others
     (SummEval's ``consistency`` beside ``judge:gpt-4|rts|consistency``): the human rating
-    of an aspect the judges score, each with one of those judges. A column whose word
+    of an aspect the judges score, each with one of those judges; a tool's verdict
+    (DeepEval's ``success`` beside ``answer_relevancy_success``: :func:`tool_verdict`) is
+    none. A column whose word
     leads the others' names as a model's does (``gpt35`` beside ``gpt35_mcq`` and
     ``gpt35_star``, its prompt variants) is a judge, not a rating (:func:`_variant`)."""
     words = {c: _TOKEN.findall(c.lower()) for c in columns}
     out = {}
     for c, own in words.items():
-        if len(own) != 1 or own[0].isdigit():
+        if len(own) != 1 or own[0].isdigit() or tool_verdict(c):  # DeepEval's success
             continue
         scored = [d for d, w in words.items() if d != c and len(w) > 1 and own[0] in w]
         scored = [d for d in scored if not _variant(own[0], words[d], words)]

@@ -266,7 +266,7 @@ def _find_judges(
                 f"human rating of {c}, a label rather than a judge (--label {c} for its "
                 f"mean){ANYWAY}"
             )
-        elif named := not_judge_name(c):
+        elif named := not_judge_name(c, frame.columns):
             roles.left_out[c] = f"numeric, but {named}{ANYWAY}"
         elif when := timestamp_like(num):
             roles.left_out[c] = f"numeric, but {when}{ANYWAY}"

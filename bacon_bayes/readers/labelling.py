@@ -19,16 +19,18 @@ Argilla 2.x records (``rg.Dataset.records.to_list()`` / ``to_json``: ``fields``,
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.readers.jsonl import flatten
+from bacon_bayes.readers.jsonl import flatten, is_json_lines
 from bacon_bayes.readers.meta import TableMeta, id_column
-from bacon_bayes.words import as_numbers, word_numbers
+from bacon_bayes.words import level_map, mapping_text, read_numbers
 
 #: JSON-MIN's keys of an annotation that are no answer (who, when, how long)
 MIN_BOOKKEEPING = ("annotator", "annotation_id", "created_at", "updated_at", "lead_time")
@@ -77,26 +79,38 @@ def _scalar(value: Any) -> Any:
     return value if isinstance(value, int | float | str) else None
 
 
-def _as_numbers(values: list[Any]) -> tuple[pd.Series, str]:
+#: a question's words as levels no reader knows: their counts, a map to numbers, and
+#: what the numbers follow (:func:`~bacon_bayes.words.level_map`)
+Levels = tuple[pd.Series, dict[str, float], str] | None
+
+
+def _as_numbers(values: list[Any]) -> tuple[pd.Series, str, Levels]:
     """Answers as floats (NaN where not a number): numbers as they are, words as a table's
-    cells are read (:func:`~bacon_bayes.words.as_numbers`: ``'4 - Relevant'`` as 4, yes /
-    no as 1 / 0), and how words were read (``""``: no words)."""
+    cells are read (:func:`~bacon_bayes.words.read_numbers`, one reading: ``'4 - Relevant'``
+    as 4, yes / no as 1 / 0), how words were read (``""``: no words), and the words'
+    levels where they are a scale no reader knows, not all read (``Relevant`` / ``Partially
+    relevant`` / ``Not relevant``; ``Okay`` beside ``Good`` / ``Bad``:
+    :func:`~bacon_bayes.words.level_map`; None otherwise)."""
     cells = pd.Series([_scalar(v) for v in values], dtype=object)
     words = cells.map(lambda v: isinstance(v, str))
     out = pd.to_numeric(cells.where(~words), errors="coerce").astype(float)
     if not words.any():
-        return out, ""
-    read = word_numbers(cells[words])
-    out[words] = as_numbers(cells[words]).astype(float)
-    return out, read[1] if read else ""
+        return out, "", None
+    numbers, read = read_numbers(cells[words])
+    out[words] = numbers.astype(float)
+    if out.isna().any() and not pd.to_numeric(cells[~words], errors="coerce").notna().any():
+        if (levels := level_map(cells[words], read, known=True)) is not None:
+            return out, "", levels
+    return out, read[1] if read else "", None
 
 
 def _columns(
-    answers: _Answers, rows: int
+    answers: _Answers, rows: int, name: str
 ) -> tuple[dict[str, pd.Series], dict[str, pd.Series], list[str], dict[str, str], set[int]]:
     """The label and judge columns (floats, one per row: the mean of a row's answers),
-    notes on what was left out, how words were read per column, and the rows whose label
-    is the mean of several annotators' numbers."""
+    notes on what was left out (a question answered in words no reader knows, with the
+    line that writes the export ``name`` with them as numbers), how words were read per
+    column, and the rows whose label is the mean of several annotators' numbers."""
     several: set[int] = set()
     labels: dict[str, pd.Series] = {}
     judges: dict[str, pd.Series] = {}
@@ -106,11 +120,14 @@ def _columns(
     for q in dict.fromkeys(answers.question.values()):
         mine = [c for c in columns if answers.question[c] == q]
         cells = [(c, r, v) for c in mine for r, v in columns[c]]
-        numbers, how = _as_numbers([v for _, _, v in cells])
+        numbers, how, levels = _as_numbers([v for _, _, v in cells])
+        if levels is not None:  # Relevant / Partially relevant / Not relevant: said, mapped
+            notes.append(_levels_note(q, levels, name))
+            continue
         long = pd.DataFrame({"column": [c for c, _, _ in cells], "row": [r for _, r, _ in cells]})
         long["value"] = numbers.to_numpy()
         if long["value"].isna().all():
-            example = next((v for _, _, v in cells if v is not None), None)
+            example = next((_scalar(v) for _, _, v in cells if _scalar(v) is not None), None)
             what = f" (e.g. {example!r})" if example is not None else ""
             notes.append(f"{q!r}: its answers are no numbers{what}, left out")
             continue
@@ -136,17 +153,65 @@ def _columns(
     return labels, judges, notes, said, several
 
 
+def _levels_note(question: str, levels: Levels, name: str) -> str:
+    """Why ``question``, answered in words no reader knows as numbers, is left out, and the
+    shell line that writes the export ``name`` with them as the numbers of ``levels`` (a
+    JSON or JSON Lines file of the same records), with the doctor to run on it."""
+    from bacon_bayes.csv_format import python_command
+    from bacon_bayes.outputs import unused_name
+
+    assert levels is not None
+    counts, values, hint = levels
+    shown = ", ".join(f"{w!r} ({n})" for w, n in counts.items())
+    said = (
+        f"{question!r}: its answers are {len(counts)} words ({shown}), levels of a scale "
+        "bacon does not read as numbers: left out"
+    )
+    path = Path(name)
+    lines = name.lower().endswith((".jsonl", ".ndjson")) or (path.is_file() and is_json_lines(path))
+    ending = ".jsonl" if lines else ".json"
+    if not path.is_file() or not path.name.lower().endswith((".json", ".jsonl", ".ndjson")):
+        return f"{said}; map them to numbers ({hint}) and export again"
+    out = unused_name(path.name.rsplit(".", 1)[0] + "_numbers", ending)
+    walk = (  # every string under the question's answers (and predictions) mapped
+        "f = lambda x, on: {k: f(v, on or k == q or str(k).startswith((q + '.', q + '-')) "
+        "or x.get('from_name') == q) for k, v in x.items()} if isinstance(x, dict) else "
+        "[f(v, on) for v in x] if isinstance(x, list) else m.get(x.strip(), x) "
+        "if on and isinstance(x, str) else x"
+    )
+    read, write = (
+        (
+            f"d = [json.loads(t) for t in open({name!r}, encoding='utf-8') if t.strip()]",
+            f"open({out!r}, 'w', encoding='utf-8').write(''.join(json.dumps(f(r, False)) + "
+            "chr(10) for r in d))",
+        )
+        if lines
+        else (
+            f"d = json.load(open({name!r}, encoding='utf-8'))",
+            f"json.dump(f(d, False), open({out!r}, 'w', encoding='utf-8'))",
+        )
+    )
+    line = python_command(
+        f"import json; m = {{{mapping_text(values)}}}; q = {question!r}; {walk}; {read}; {write}"
+    )
+    run = shlex.join(["bacon", "doctor", out])
+    also = f"or --labels {shlex.quote(out)} beside a table of judge scores"
+    return f"{said}; map them to numbers ({hint}), e.g. with: {line}, then {run} ({also})"
+
+
 def _table(
     ids: list[Any],
     parts: list[dict[str, dict[str, Any]]],
     answers: _Answers,
     fmt: str,
     what: str,
+    name: str,
 ) -> tuple[pd.DataFrame, TableMeta]:
     """The table of one row per task: ``id``, the task's own fields (each part's: data;
     fields, metadata) without prefix unless two share a name or one is a label's or a
-    judge's (then ``part.name``), the label columns, the judge columns; and its meta."""
-    labels, judges, notes, said, averaged = _columns(answers, len(ids))
+    judge's (then ``part.name``), the label columns, the judge columns; and its meta
+    (``name``: the export's file)."""
+    labels, judges, notes, said, averaged = _columns(answers, len(ids), name)
     taken = {"id", *labels, *judges}
     owners: dict[str, set[str]] = {}
     for row in parts:
@@ -277,7 +342,7 @@ def read_label_studio(doc: list[dict[str, Any]], name: str) -> tuple[pd.DataFram
             f"{name!r} is a Label Studio export without annotations or predictions; "
             "annotate tasks (or import predictions) and export again."
         )
-    return _table(ids, parts, answers, "label-studio", "task")
+    return _table(ids, parts, answers, "label-studio", "task", name)
 
 
 def _ls_result(answers: _Answers, result: dict[str, Any], row: int, version: str | None) -> None:
@@ -342,7 +407,7 @@ def read_label_studio_min(doc: list[dict[str, Any]], name: str) -> tuple[pd.Data
                 answers.add(True, k, k, rows[key], r[k])
     for part in parts:
         part["data"] = flatten(part["data"])
-    return _table(ids, parts, answers, "label-studio-min", "task")
+    return _table(ids, parts, answers, "label-studio-min", "task", name)
 
 
 def _key(value: Any) -> Any:
@@ -486,7 +551,7 @@ def read_argilla(records: list[dict[str, Any]], name: str) -> tuple[pd.DataFrame
     unique = all(i is not None for i in ids) and len(set(map(_key, ids))) == len(ids)
     if not unique:
         ids = list(range(1, len(ids) + 1))
-    frame, meta = _table(ids, parts, answers, "argilla", "record")
+    frame, meta = _table(ids, parts, answers, "argilla", "record", name)
     if not unique:
         meta.notes.append("the records' ids are missing or repeat: 'id' is the record's number")
     return frame, meta

@@ -16,6 +16,7 @@ from bacon_bayes.outputs import unused_name
 from bacon_bayes.readers import one_hot
 from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.labelling import read_export
+from bacon_bayes.readers.labels_unused import table_stem, unused_note
 from bacon_bayes.readers.pairwise import _majority, to_verdict
 from bacon_bayes.words import as_numbers, bools_as_floats, id_text
 
@@ -48,7 +49,9 @@ def json_labels(path: Path, form: str) -> pd.DataFrame:
     export = read_export(records, str(path))
     if export is None:
         return pd.DataFrame.from_records(records)
-    return export[0].drop(columns=export[1].judges)
+    frame = export[0].drop(columns=export[1].judges)
+    frame.attrs["left out"] = [n for n in export[1].notes if "left out" in n]  # said at --label
+    return frame
 
 
 def _folded(name: Any) -> str:
@@ -391,7 +394,11 @@ def join_labels(
     if label not in labels.columns and hot is None:
         raise ValidationError(
             f"labels file {name!r} has no column {label!r} (its columns: "
-            f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column."
+            f"{', '.join(map(str, labels.columns[:12]))}); pass --label with its label column"
+            + "".join(
+                f"; {n}" for n in labels.attrs.get("left out", []) if n.startswith(repr(label))
+            )
+            + "."
         )
     paths = None if table is None else (table, path)
     key = key_column(frame, labels, item, label, paths)
@@ -467,19 +474,17 @@ def join_labels(
             + "."
         )
     out = frame.copy()
-    if joined_by:
-        out.attrs["labels note"] = joined_by
-    if not known.all():  # an export of every task: rows of other tasks, none labeled
-        idle = ids[~known].tolist()
-        out.attrs["labels note"] = "; ".join(
-            n
-            for n in (
-                joined_by,
-                f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in "
-                f"the table's column {key!r} ({_few(idle, 3)}): left out",
-            )
-            if n
-        )
+    idle = ids[~known].tolist()  # an export of every task: rows of other tasks, none labeled
+    notes = (
+        joined_by,
+        f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in the "
+        f"table's column {key!r} ({_few(idle, 3)}): left out" * bool(idle),
+        ""
+        if verdicts
+        else unused_note(frame, labels, ids, table_ids, (key, theirs), label, (path, table)),
+    )
+    if said := "; ".join(n for n in notes if n):
+        out.attrs["labels note"] = said
     pairs = zip(ids[known], values[known], strict=True)
     out[label] = table_ids.map(dict(pairs)).to_numpy()
     if several:
@@ -540,8 +545,8 @@ def _matched_ids_line(
     from bacon_bayes.csv_format import pandas_command, pandas_read
 
     form = _ID_FORMS[-1][1]
-    stem = _table_stem(path)
-    if table_ids.map(form).duplicated().any() or stem is None or _table_stem(table) is None:
+    stem = table_stem(path)
+    if table_ids.map(form).duplicated().any() or stem is None or table_stem(table) is None:
         return ""
     out = unused_name(f"{stem}_ids")
     fold = "lambda s: s.astype(str).str.strip().str.casefold().str.lstrip('0').replace('', '0')"
@@ -554,18 +559,6 @@ def _matched_ids_line(
     return f": {line}, then pass --labels {shlex.quote(out)}"
 
 
-#: the endings of a CSV or Parquet file, which pandas reads as bacon does
-_TABLE_ENDINGS = (".csv", ".csv.gz", ".tsv", ".parquet")
-
-
-def _table_stem(path: str | Path) -> str | None:
-    """The name of the file at ``path`` without its ending, for a CSV or Parquet file
-    (:data:`_TABLE_ENDINGS`, any case); None for another format."""
-    name = Path(path).name
-    ending = next((e for e in _TABLE_ENDINGS if name.lower().endswith(e)), None)
-    return None if ending is None else name[: len(name) - len(ending)]
-
-
 def _mean_line(path: str | Path, key: str, label: str, labels: pd.DataFrame) -> str:
     """The shell line that writes the labels file at ``path`` (CSV or Parquet; read as
     ``labels``) with one row per id of its column ``key``, the mean of its ``label``
@@ -573,7 +566,7 @@ def _mean_line(path: str | Path, key: str, label: str, labels: pd.DataFrame) -> 
     ``<stem>_mean.csv``, and what to pass then: ``""`` for another format."""
     from bacon_bayes.csv_format import pandas_command, pandas_read
 
-    if (stem := _table_stem(path)) is None:
+    if (stem := table_stem(path)) is None:
         return ""
     out = unused_name(f"{stem}_mean")
     line = pandas_command(
