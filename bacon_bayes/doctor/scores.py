@@ -315,10 +315,10 @@ def _oriented_ranks(x: np.ndarray, others: pd.DataFrame) -> np.ndarray:
 
 def zeros_text(judge: str, scores: pd.DataFrame, label: np.ndarray | None = None) -> str | None:
     """A judge on a scale from 1 whose 0s are failures, not its lowest level, in words
-    (None for any other judge): on its
-    0-scored rows the other judges (and the label, where there is one) rank the items
-    above where they rank its 1s (by :data:`ZERO_Z` standard errors, in the direction in
-    which they follow its levels), where a true bottom level would sit below them. A 0
+    (None for any other judge): on its 0-scored rows the other judges (and the label,
+    where there is one) rank the items above where they rank its 1s (by :data:`ZERO_Z`
+    standard errors, in the direction in which they follow its levels), where a true
+    bottom level would sit below them. A 0
     next to the scale counts as a failure code only as a spike
     (:func:`~bacon_bayes.scale.sentinel_codes`), so a judge that fails on a tenth of the
     rows writing 0 was taken at its word, its failures as its worst score. Said by doctor
