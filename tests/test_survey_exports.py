@@ -307,3 +307,28 @@ def test_a_plain_labels_file_with_a_timestamp_still_joins(
     assert read_survey(here / "form.csv") is None
     assert main(["doctor", "judges.csv", "--labels", "form.csv", "--label", "relevance"]) == 0
     assert f"from --labels: {len(ITEMS)} of {N} rows labeled" in capsys.readouterr().out
+
+
+def test_a_small_judges_table_keeps_its_1_5_judges_none_taken_for_the_prompt(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judges' table of 30 items (10 per system), three judges scoring 1-5, the labels
+    the raters' means: a judge's five levels, each shared by the systems about twice, were
+    taken for the prompts' numbers (``prompt llama``), the judge left out of the printed
+    estimate and its folds split by its scores. A column that ranks the items as the
+    other judges and the label do is scores; the printed estimate runs with every judge."""
+    _judges(here)
+    means = pd.DataFrame({"id": ITEMS, "human": _expected().to_numpy()})
+    means.to_csv(here / "means.csv", index=False)
+    assert main(["doctor", "judges.csv", "--labels", "means.csv", "--label", "human"]) == 0
+    out = capsys.readouterr().out
+    assert "prompt    -" in out and "each shared by items of several" not in out
+    line = next(x for x in out.splitlines() if " estimate judges.csv " in x)
+    words = shlex.split(line)
+    words = words[words.index("estimate") :]
+    assert [words[k + 1] for k, w in enumerate(words) if w == "--judge"] == [
+        "gpt4", "llama", "claude"
+    ]  # fmt: skip
+    assert "--prompt" not in words
+    assert main(words) == 0
+    assert "human" in capsys.readouterr().out
