@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.readers.mturk import batch_text
     from bacon_bayes.readers.pair_hints import comparison_columns, comparisons_hint
     from bacon_bayes.readers.pair_table import looks_pairwise
+    from bacon_bayes.readers.surveys import survey_text
 
     if not 0 < args.alpha < 1:
         raise ValidationError(f"--alpha must be between 0 and 1, got {args.alpha}")
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
             f"--baseline-model names Arena-Hard's baseline; {args.file!r} holds no Arena-Hard "
             "judgments (model, games): drop --baseline-model."
         )
+    if not args.labels and not args.judge and (survey := survey_text(args.file)):
+        print(survey)  # raters' answers, one row per respondent: the labels, not judges
+        return 0
     if args.pairwise or args.model_a or args.model_b or looks_pairwise(args.file):
         return run_doctor(args)  # --model-a / --model-b name comparisons' columns
     frame, meta = read_any(args.file)
@@ -110,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     item = args.item
     if args.labels:
-        args.label = args.label or label_column(frame, args.labels, args.item or meta.item)
+        item = args.item or meta.item
+        args.label = args.label or label_column(frame, args.labels, item, table=args.file)
         try:
             frame, item = join_labels(
                 frame, args.labels, args.label, args.item or meta.item, table=args.file

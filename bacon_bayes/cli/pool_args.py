@@ -546,7 +546,7 @@ def table_from_args(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str] |
         args.group = args.group or meta.group
         args.prompt = args.prompt or meta.prompt
     if getattr(args, "labels", None):
-        args.label = args.label or label_column(df, args.labels, args.item)
+        args.label = args.label or label_column(df, args.labels, args.item, table=args.file)
         try:
             df, args.item = join_labels(df, args.labels, args.label, args.item, table=args.file)
         except RepeatedIdError as exc:  # rows pasted twice, a long table: doctor's line

@@ -12,11 +12,19 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor.cells import is_str, numeric
-from bacon_bayes.doctor.names import GROUP_NAME
+from bacon_bayes.doctor.names import BLOCK_NAME, GROUP_NAME, ID_LIKE, NOT_JUDGE, PROMPT_ID
 
 #: the share of a full crossing (every value of one column with every value of the other)
 #: that two columns of codes must fill, each pair of values on one row at most
 CROSSED = 0.9
+#: a column of whole numbers that ranks the rows this closely (Spearman) as another
+#: numeric column does holds scores (a 1-5 judge beside the others), not prompts' numbers
+TRACKS = 0.5
+#: ... when it has at most this many levels (a rating scale's), as the other column has
+#: (or it is continuous: a judge's probabilities, a mean label)
+SCALE_LEVELS = 11
+#: the rows read to tell it (a sample of a large table)
+TRACK_ROWS = 5000
 #: two columns of codes are looked for as crossed in tables of at least this many rows (in
 #: a few rows two judges' scores may meet once each by chance)
 CROSSED_ROWS = 40
@@ -83,3 +91,33 @@ def _balanced(c: pd.Series, d: pd.Series, cells: int) -> bool:
     if len(pairs) < CROSSED * cells:
         return False
     return bool((pairs.groupby(level="c").nunique() == 1).all())
+
+
+def tracks_scores(frame: pd.DataFrame, column: str, taken: Collection[object]) -> bool:
+    """Whether the whole numbers of ``column`` rank the rows as another numeric column of
+    ``frame`` (not ``taken``: the id, the group) does, a Spearman correlation of at least
+    :data:`TRACKS` on the rows both fill (the first :data:`TRACK_ROWS`): a judge's scores
+    following the other judges' or the label, not the numbers of prompts, which no score
+    follows. A 1-5 judge of a small table (10 items per system) shares its five levels
+    among the systems as a prompt's numbers are shared, and was taken for the prompt.
+    Only columns of at most :data:`SCALE_LEVELS` levels are such, beside scores: a column
+    named like a prompt's number, an id, a count or a batch (``seg_id`` rising with
+    ``doc_id``) is neither."""
+    if PROMPT_ID.search(column) or ID_LIKE.search(column):
+        return False
+    head = frame.iloc[:TRACK_ROWS]
+    own = numeric(head[column])
+    if own is None or not 3 <= own.nunique() <= SCALE_LEVELS:
+        return False
+    ranks = own.rank()
+    for c in map(str, head.columns):
+        named = any(p.search(c) for p in (PROMPT_ID, ID_LIKE, NOT_JUDGE, BLOCK_NAME))
+        other = None if c == column or c in taken or named else numeric(head[c])
+        if other is None or pd.api.types.is_bool_dtype(head[c]) or other.nunique() < 3:
+            continue
+        if integers(other) and other.nunique() > SCALE_LEVELS:  # numbers of things
+            continue
+        both = ranks.notna() & other.notna()
+        if both.sum() >= 5 and ranks[both].corr(other[both].rank()) >= TRACKS:
+            return True
+    return False

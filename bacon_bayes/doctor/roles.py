@@ -39,7 +39,7 @@ from bacon_bayes.doctor.cells import (
     unit_cells,
     unused_strings,
 )
-from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers
+from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers, tracks_scores
 from bacon_bayes.doctor.label import DENSE, choose_label, partial_judge, wave_column
 from bacon_bayes.doctor.long import find_long, scores_table
 from bacon_bayes.doctor.names import (
@@ -475,7 +475,7 @@ def _prompt_candidates(frame: pd.DataFrame, roles: Roles) -> list[tuple[str, boo
             continue
         if pd.api.types.is_bool_dtype(frame[c]) or num.isna().any() or not integers(num):
             continue
-        out.append((c, True))
+        out += [(c, True)] * (not tracks_scores(frame, c, (roles.item, roles.group)))
     return out
 
 

@@ -18,6 +18,7 @@ from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.labelling import read_export
 from bacon_bayes.readers.labels_unused import table_stem, unused_note
 from bacon_bayes.readers.pairwise import _majority, to_verdict
+from bacon_bayes.readers.surveys import refuse_labels
 from bacon_bayes.words import as_numbers, bools_as_floats, id_text
 
 
@@ -292,7 +293,9 @@ def _id_columns(
     return str(found[1]), found[0]
 
 
-def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str:
+def label_column(
+    frame: pd.DataFrame, path: str | Path, item: str | None, table: str | Path | None = None
+) -> str:
     """The label column of the labels file ``path`` when ``--label`` is not given: its
     one column besides the id (``item``, else the columns the table has too), or besides
     the id and the columns the table has too (the key columns an id was made of), or its
@@ -301,8 +304,11 @@ def label_column(frame: pd.DataFrame, path: str | Path, item: str | None) -> str
     Raises
     ------
     ValidationError
-        No such column, or several: the error lists the labels file's columns.
+        No such column, or several: the error lists the labels file's columns. A survey
+        tool's export (:func:`~bacon_bayes.readers.surveys.refuse_labels`: the line that
+        writes each item's mean, and the doctor to run on ``table``, the table's file).
     """
+    refuse_labels(path, frame, item, table)
     labels = read_labels(path)
     if item is not None:
         keys = set(_named(list(labels.columns), item))
@@ -385,8 +391,10 @@ def join_labels(
         votes on one comparison give the majority, ``tie`` where they split evenly; their
         number in ``attrs["several votes"]``), ids that are not in the table on rows with
         a label (the first few named; rows without one are left out, said in
-        ``attrs["labels note"]``), a label column the table already has.
+        ``attrs["labels note"]``), a label column the table already has; a survey tool's
+        export, one row per respondent (:func:`~bacon_bayes.readers.surveys.refuse_labels`).
     """
+    refuse_labels(path, frame, item, table)
     labels = read_labels(path)
     read_as = labels.attrs.get("verdicts", {}).get(label)  # words read as numbers
     name = str(path)
