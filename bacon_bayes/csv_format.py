@@ -334,9 +334,10 @@ def python_command(script: str) -> str:
     (``.venv/bin/bacon`` called directly, where the ``python`` on the ``PATH`` may lack
     pandas and bacon). Double-quoted as users read it, single-quoted when ``script`` holds
     a character the shell reads inside double quotes (a column named with ``"``, ``$`` or
-    ``!``)."""
+    ``!``; a backslash before one of those, another backslash or the end: a pattern's
+    ``\\w`` stays double-quoted, as the shell keeps it)."""
     python = python_name()
-    if any(ch in script for ch in '"$`\\!'):
+    if any(ch in script for ch in '"$`!') or re.search(r"\\([\\\n]|$)", script):
         return f"{python} -c {shlex.quote(script)}"
     return f'{python} -c "{script}"'
 

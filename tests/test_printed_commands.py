@@ -893,3 +893,32 @@ def test_printed_python_lines_name_the_python_that_runs_bacon(monkeypatch, tmp_p
     assert pandas_command(code).startswith('python -c "import pandas as pd; df = ')
     # a name the shell reads inside double quotes: single-quoted
     assert pandas_command("df = pd.DataFrame({'$a': [1]})").endswith("""'"'"'$a'"'"': [1]})'""")
+
+
+@pytest.mark.parametrize(
+    ("script", "plain"),
+    [
+        (r"r = lab['q'].str.extract(r'Summary\W+([\w./-]*\w)')", True),
+        (r"s = 'a\\b'", False),
+        ("s = 'ends' + '\\", False),
+        (r"s = '\d+$'", False),
+        ("""s = 'say "hi"'""", False),
+        ("s = 'x!y'", False),
+    ],
+)
+def test_a_printed_python_line_is_double_quoted_unless_the_shell_would_change_it(
+    script: str, plain: bool
+) -> None:
+    r"""Walk 60: a survey's id pattern (``Summary\W+(...)``) made the line single-quoted,
+    every quote in it written ``'"'"'``, though bash keeps ``\W`` inside double quotes.
+    Double-quoted where the shell passes the script as written, single-quoted where it
+    would not (a backslash before a backslash or at the end, ``"``, ``$``, a backtick,
+    ``!``): either way bash hands Python the script unchanged."""
+    import subprocess
+
+    from bacon_bayes.csv_format import python_command
+
+    code = python_command(script).split(" -c ", 1)[1]
+    assert code.startswith('"' if plain else "'"), code
+    done = subprocess.run(["bash", "-c", f"printf %s {code}"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == script
