@@ -20,6 +20,7 @@ import pandas as pd
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
 from bacon_bayes.doctor.cells import FAILED, doctor_again, empty_cells
+from bacon_bayes.doctor.exports import JUDGE_OWN
 from bacon_bayes.doctor.label import (
     DENSE,
     full_labels,
@@ -295,7 +296,8 @@ def profile(
     joined += f" --label {shlex.quote(str(roles.label))}" if labels and roles.label else ""
     if labels is not None and roles.label is not None:
         for c, why in roles.left_out.items():
-            roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) else why
+            ours = why.startswith(JUDGE_OWN) and ", then bacon doctor " in why  # Phoenix's
+            roles.left_out[c] = why + joined if why.startswith(LETTER_SCORES) or ours else why
     p = Profile(file=file, meta=meta, n_rows=len(frame), roles=roles, alpha=alpha)
     read = None if labels else read_call(file, meta.format)  # a joined table: not the file
     ids = check_ids(frame, roles, meta.format, read, file)

@@ -30,6 +30,23 @@ TRACK_ROWS = 5000
 CROSSED_ROWS = 40
 
 
+def row_number(values: pd.Series) -> bool:
+    """0..n-1 or 1..n in order: a row number."""
+    v = values.to_numpy()
+    return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
+
+
+def whole_numbers(values: pd.Series) -> bool:
+    """Integers, or floats that are all whole numbers (``1.0, 2.0``: ids a spreadsheet or
+    pandas wrote as floats once the column had a blank)."""
+    if pd.api.types.is_integer_dtype(values):
+        return True
+    if not pd.api.types.is_float_dtype(values):
+        return False
+    v = values.to_numpy(dtype=float)
+    return bool(np.isfinite(v).all() and (v == np.round(v)).all())
+
+
 def integers(num: pd.Series) -> bool:
     """Whether the filled values of ``num`` are whole numbers (at least one)."""
     v = num.dropna().to_numpy()

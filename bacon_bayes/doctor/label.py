@@ -23,6 +23,7 @@ from bacon_bayes.doctor.cells import (
     numeric,
     text_cells,
 )
+from bacon_bayes.doctor.exports import tool_columns, tool_texts
 from bacon_bayes.doctor.names import (
     HUMAN_PROTOCOL,
     ID_LIKE,
@@ -74,10 +75,13 @@ def choose_label(
 ) -> LabelChoice:
     """The label column of ``frame`` (a file of format ``kind``): ``given`` (``--label``,
     from a ``--labels`` file when ``joined``), refused when it is not numeric, else the
-    sparse numeric column (not the ``item``) that varies (a constant one is a confidence
-    or a flag), named like a label, with the most values, that the judges relate to most;
-    other raters of the items it rates are said, with their agreement, and how to make
-    one label of them (``again``: a line that runs, else pandas code)."""
+    sparse numeric column (not the ``item``, nor a tool's judge's: Phoenix's ``score``,
+    a RAGAS metric) that varies (a constant one is a confidence or a flag), named like a
+    label, with the most values, that the judges relate to most; other raters of the
+    items it rates are said, with their agreement, and how to make one label of them
+    (``again``: a line that runs, else pandas code). The columns an LLM judge wrote in
+    words (Phoenix's verdict, its explanation) are left out, each with why."""
+    own = tool_texts(frame, given, again)  # an LLM judge's verdicts in words, reasons
     if given is not None:
         if given in frame.columns and numeric(frame[given]) is None:
             cells = text_cells(frame, given, kind)
@@ -100,19 +104,22 @@ def choose_label(
             return LabelChoice()
         n = int(frame[given].notna().sum())
         how = "from --labels" if joined else "--label"
-        return LabelChoice(given, f"{how}: {n} of {len(frame)} rows labeled")
+        return LabelChoice(given, f"{how}: {n} of {len(frame)} rows labeled", own)
     sparse = []
     ids = _repeated_ids(frame, item)
+    tools = tool_columns(frame)  # Phoenix's label, RAGAS's metrics: an LLM judge's
     for c in frame.columns:
         num = numeric(frame[c])
         if num is None or c == item or ID_LIKE.search(str(c)) or tool_verdict(str(c)):
             continue  # annotation_id, DeepEval's success: no label
+        if c in tools:  # a column an evaluation tool's judge wrote (exports.tool_columns)
+            continue
         if num.notna().sum() >= 2 and _filled(num, ids) < DENSE:
             sparse.append(str(c))
     waves = [c for c in sparse if _wave_kind(frame, c, [d for d in sparse if d != c])]
     sparse = [c for c in sparse if c not in waves] or sparse  # a wave column: no label
     if not sparse:
-        return LabelChoice(reason=_no_sparse(frame, item))
+        return LabelChoice(reason=_no_sparse(frame, item), left_out=own)
     constant = {c for c in sparse if frame[c].nunique() < 2}
     related = _judges_relate(frame, sparse, item) if len(sparse) > 1 else {}
     best = max(related.values(), default=0.0)
@@ -127,7 +134,8 @@ def choose_label(
     if human := _dense_human(frame, sparse, item, ids):  # a wholly labeled table's label
         return LabelChoice(
             reason=f"none: {human!r} is named like a human rating and has a value on most rows",
-            left_out={
+            left_out=own
+            | {
                 c: f"numeric and sparse ({int(frame[c].notna().sum())} of {len(frame)} rows), "
                 f"not named like a label, while {human} is named like a human rating with a "
                 f"value on most rows: not taken as the label (a judge that scored part of the "
@@ -142,7 +150,9 @@ def choose_label(
     label = sparse[0]
     n = int(frame[label].notna().sum())
     hint = "named like a label, " if LABEL_HINT.search(label) else ""
-    out = LabelChoice(label, f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value")
+    out = LabelChoice(
+        label, f"{hint}numeric and sparse: {n} of {len(frame)} rows have a value", own
+    )
     if label in constant:
         out.reason += f", {_constant(frame[label])}"
     if mean is not None:
@@ -418,12 +428,14 @@ def _named_like_labels(frame: pd.DataFrame, item: str | None) -> list[str]:
     """The numeric columns of ``frame`` named like a label, or like an aspect the judges
     score (:func:`~bacon_bayes.doctor.names.aspect_ratings`; not the ``item``)."""
     rated = aspect_ratings([str(c) for c in frame.columns])
+    tools = tool_columns(frame)  # a Phoenix verdict read from words: an LLM judge's
     return [
         str(c)
         for c in frame.columns
         if (LABEL_HINT.search(str(c)) or str(c) in rated)
         and numeric(frame[c]) is not None
         and c != item
+        and c not in tools
     ]
 
 

@@ -44,10 +44,12 @@ SCORE_NAME = re.compile(r"score|rating|grade|verdict|value", re.I)
 #: ``Item No.``, ``Row #``): never judges
 ID_LIKE = re.compile(r"(^|[_ .-])(id|ids|idx|index|no|nr|n°|nº|no\.)$|#$", re.I)
 #: numeric columns named like a count, a time or an index, never judges: an export's
-#: metadata (``created_at``, ``duration_ms``, ``tstamp``, ``n_words``) as well
+#: metadata (``created_at``, ``duration_ms``, ``tstamp``, ``n_words``; MLflow's
+#: ``token_count``, Phoenix's ``attributes.llm.token_count.total`` and
+#: ``execution_seconds``) as well
 NOT_JUDGE = re.compile(
-    r"^(epochs?|run|index|row|n|count)$|latency|tokens|cost|_idx$|idx$|propensit|seed|time"
-    r"|duration|elapsed|tstamp|_at$|_ms$|(^|[_ .-])(date|created|updated|epoch)",
+    r"^(epochs?|run|index|row|n|count)$|latency|tokens|token_?count|cost|_idx$|idx$|propensit"
+    r"|seed|time|duration|elapsed|seconds|tstamp|_at$|_ms$|(^|[_ .-])(date|created|updated|epoch)",
     re.I,
 )
 #: numeric columns named like a length or a count of the response's parts

@@ -39,7 +39,15 @@ from bacon_bayes.doctor.cells import (
     unit_cells,
     unused_strings,
 )
-from bacon_bayes.doctor.codes import crossed_codes, group_codes, integers, tracks_scores
+from bacon_bayes.doctor.codes import (
+    crossed_codes,
+    group_codes,
+    integers,
+    row_number,
+    tracks_scores,
+    whole_numbers,
+)
+from bacon_bayes.doctor.exports import ANYWAY, JUDGE_OWN, tool_judges
 from bacon_bayes.doctor.label import DENSE, choose_label, partial_judge, wave_column
 from bacon_bayes.doctor.long import find_long, scores_table
 from bacon_bayes.doctor.names import (
@@ -92,8 +100,6 @@ FEW_PROMPTS = 10
 #: a judge scored on fewer rows than this share is not called dense (a column on half the
 #: rows is kept as a judge, its missing scores imputed, but is not dense)
 MOSTLY = 0.9
-#: how to take as a judge a numeric column doctor left out
-ANYWAY = " (pass --judge to use it anyway)"
 
 
 @dataclass
@@ -146,23 +152,6 @@ class Roles:
     wave: str | None = None
 
 
-def _is_index(values: pd.Series) -> bool:
-    """0..n-1 or 1..n in order: a row number."""
-    v = values.to_numpy()
-    return bool(len(v) > 2 and np.all(np.diff(v) == 1) and v[0] in (0, 1))
-
-
-def _whole(values: pd.Series) -> bool:
-    """Integers, or floats that are all whole numbers (``1.0, 2.0``: ids a spreadsheet or
-    pandas wrote as floats once the column had a blank)."""
-    if pd.api.types.is_integer_dtype(values):
-        return True
-    if not pd.api.types.is_float_dtype(values):
-        return False
-    v = values.to_numpy(dtype=float)
-    return bool(np.isfinite(v).all() and (v == np.round(v)).all())
-
-
 #: Formats whose id column the reader guesses by its name only (no format of an eval tool)
 GENERIC_FORMATS = ("jsonl", "json")
 
@@ -183,7 +172,7 @@ def _find_item(
         )
         return
     unique = [c for c in frame.columns if frame[c].notna().all() and frame[c].is_unique]
-    unique = [c for c in unique if is_str(frame[c]) or _whole(frame[c])]
+    unique = [c for c in unique if is_str(frame[c]) or whole_numbers(frame[c])]
     named = [c for c in unique if str(c).lower() in ID_NAMES]
     unique = [c for c in unique if not several_words(frame[c])]  # distinct texts are no ids
     pick = (named or unique or [None])[0]
@@ -279,7 +268,7 @@ def _find_judges(
             roles.left_out[c] = "numeric, but named like an id"
         elif num.nunique() < 2:
             roles.left_out[c] = "numeric but constant"
-        elif _is_index(num):
+        elif row_number(num):
             roles.left_out[c] = "numeric, a row number (0, 1, 2, ...)"
         elif blocks := row_blocks(num, c):
             roles.left_out[c] = f"numeric, but {blocks}{ANYWAY}"
@@ -351,6 +340,8 @@ def _find_failed_scores(
     unpack = None if file is None else partial(doctor_again, read or f"read_any({file!r})[0]", file)
     for c in frame.columns:
         if c in (roles.item, roles.label) or c in (given or ()):
+            continue
+        if roles.left_out.get(str(c), "").startswith(JUDGE_OWN):  # Phoenix's verdict words
             continue
         rated = roles.label is None and (frame[c].notna().mean() < DENSE or rated_name(str(c)))
         if is_str(frame[c]) and (packed := packed_cells(frame[c], str(c), unpack, rated)):
@@ -641,6 +632,7 @@ def find_roles(
                 fix = f"write each name one way ({one_spelling_line(file, [c], role + 's')})"
             roles.reasons[role] += f"; names written several ways ({spellings}): {fix}"
     _find_judges(frame, meta, judges, roles)
+    tool_judges(frame, roles, again)  # Phoenix's verdict, RAGAS's metrics: said for what
     for j, split in split_judges(frame, roles.judges, again).items():  # one judge renamed mid-run
         roles.reasons[f"judge:{j}"] += f"; {split}"
     _find_text(frame, meta, roles)

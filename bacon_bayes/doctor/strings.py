@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.doctor.cells import COMMAS, FAILED, SCORE_UNITS, UNITS, WORDS, is_str
+from bacon_bayes.doctor.exports import JUDGE_OWN
 from bacon_bayes.letters import LETTER_LABELS, LETTER_SCORES
 from bacon_bayes.words import PACKED
 
@@ -59,8 +60,8 @@ def is_code(s: pd.Series) -> bool:
 
 def categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
     """The string columns no role has taken yet (nor left out as scores or labels but
-    for a few cells): the candidates for the group, prompt, texts and a long table's
-    judge."""
+    for a few cells, nor an LLM judge's verdict words or reasons): the candidates for the
+    group, prompt, texts and a long table's judge."""
     done = (
         FAILED,
         UNITS,
@@ -71,6 +72,7 @@ def categorical(frame: pd.DataFrame, roles: Roles) -> list[str]:
         LETTER_SCORES,
         LETTER_LABELS,
         TEXT_SCORES,
+        JUDGE_OWN,
     )
     failed = {c for c, why in roles.left_out.items() if why.startswith(done)}
     taken = {roles.item, roles.label, *roles.judges, *failed}
