@@ -488,7 +488,7 @@ def _refuse_repeated_header(path: Path, frame: pd.DataFrame) -> None:
 
 
 def without_unscored(
-    frame: pd.DataFrame, judges: Any, label: str, item: str | None = None
+    frame: pd.DataFrame, judges: Any, label: str, item: str | None = None, group: Any = None
 ) -> tuple[pd.DataFrame, Any, str]:
     """``frame`` without its rows that no judge scored (``bacon estimate
     --drop-unscored``), the judges, and the note saying how many rows were left out and
@@ -499,7 +499,10 @@ def without_unscored(
     ``score``: ``--scores``, an Inspect log's per-run scores), whose items are matched to
     ``frame``'s ``item`` column (none: its index, kept as it is, which is then the items'
     ids); its rows of the left-out items (scores that are all missing) go too, since they
-    name items no longer in the table."""
+    name items no longer in the table. ``group``: the group column, whose groups left out
+    whole are named."""
+    from bacon_bayes.group_gaps import whole_groups_dropped
+
     if isinstance(judges, list):
         empty = frame[judges].isna().all(axis=1)
         out, kept = frame.loc[~empty].reset_index(drop=True), judges
@@ -515,7 +518,7 @@ def without_unscored(
     what = f", {labels} of them labeled (their labels unused)" if labels else " and no label"
     note = (
         f"--drop-unscored left out {int(empty.sum())} row(s) with no judge score{what}; the "
-        f"estimates are over the other {len(out)}"
+        f"estimates are over the other {len(out)}{whole_groups_dropped(frame, empty, group)}"
     )
     return out, kept, note if empty.any() else ""
 

@@ -477,7 +477,7 @@ def _table_pool(args: argparse.Namespace) -> EvalPool:
     idle = str(df.attrs.get("labels note", ""))  # --labels rows of other ids, no label
     dropped = ""
     if getattr(args, "drop_unscored", False):
-        df, judges, dropped = without_unscored(df, judges, args.label, args.item)
+        df, judges, dropped = without_unscored(df, judges, args.label, args.item, args.group)
     from bacon_bayes.scale import guess_outcome, with_binary_note
 
     repeated = not (args.item or args.scores)

@@ -486,7 +486,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"--drop-unscored left out {study.unscored} row(s) of {args.pool} that no judge "
             f"scored, with any labels they hold: the study's pool is the other {study.n_items} "
-            "(study.toml records drop_unscored = true)"
+            f"(study.toml records drop_unscored = true)"
+            f"{study.pool.attrs.get('unscored groups', '')}"
         )
     if recorded:
         how = "uniformly" if args.prior_design == "uniform" else f"by {args.prior_design}"

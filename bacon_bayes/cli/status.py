@@ -166,6 +166,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
     ``study``: the open study, ``table`` its status."""
     from bacon_bayes.cli.pool_args import study_pool_options
     from bacon_bayes.errors import BaconError, PoolWarning
+    from bacon_bayes.group_gaps import BY_GROUP
     from bacon_bayes.model_choice import engine_words
     from bacon_bayes.report.comparisons import SUMMARY_PAIRS
     from bacon_bayes.study.folder import PENDING_READ, recorded_max_labels
@@ -233,7 +234,7 @@ def print_questions(args: argparse.Namespace, study: Study, table: pd.DataFrame)
         f"{100 * (1 - args.alpha):g}% at every wave; {model}):"
     )
     for note in cal.pool_.notes:  # partly returned waves (alpha-spending); the judges
-        if PENDING_READ in note or is_panel_note(note):
+        if PENDING_READ in note or BY_GROUP in note or is_panel_note(note):
             print(f"  note: {note}")
     for note in cal.pool_warnings():  # unscored rows, unfit judges: fit's PoolWarning
         print(f"  note: {note}")

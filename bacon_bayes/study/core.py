@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.group_gaps import pending_by_group
 from bacon_bayes.inclusion import (
     Inclusion,
     planned_labels,
@@ -561,6 +562,10 @@ def load_study(
             f"treated as missing at random{_lost_note(study)}"
         )
     note = pending_read_note(first, pending, study.config.max_labels)
+    group = study.config.group
+    if allow_pending and group is not None and group in study.pool.columns:  # by group?
+        by_group = pending_by_group(study.pool[group], first >= 0, ~np.isnan(values), group)
+        note = "; ".join(n for n in (by_group, note) if n) or None
     back = np.unique(first[~np.isnan(values)])
     if 0 < len(back) < len(study.wave_numbers):  # a wave none of whose labels came back:
         study.manifest = study.manifest[study.manifest["wave"].isin(back)]  # as if not drawn

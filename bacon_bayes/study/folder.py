@@ -494,7 +494,10 @@ def unscored_rows(frame: pd.DataFrame, config: StudyConfig) -> np.ndarray:
 
 def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]:
     """The study's pool file (:func:`read_pool`), without the rows none of its judges
-    scored when it records ``drop_unscored``; and how many rows were left out."""
+    scored when it records ``drop_unscored``; and how many rows were left out (the groups
+    left out whole named in ``attrs["unscored groups"]``)."""
+    from bacon_bayes.group_gaps import whole_groups_dropped
+
     path = pool_file(root, config)
     frame = read_pool(path, config.item)
     unscored = unscored_rows(frame, config)
@@ -513,6 +516,7 @@ def read_study_pool(root: Path, config: StudyConfig) -> tuple[pd.DataFrame, int]
         return frame, 0
     out = frame.loc[~unscored].reset_index(drop=True)
     keep_file_rows(frame, out, ~unscored)  # messages still name the file's lines
+    out.attrs["unscored groups"] = whole_groups_dropped(frame, unscored, config.group)
     return out, int(unscored.sum())
 
 
