@@ -366,7 +366,10 @@ def check_model_labels(study: Study, folds: int) -> None:
     if pending.any():
         raise ValidationError(
             f"{int(pending.sum())} items of earlier waves have no label yet; import them "
-            "before an adaptive wave (its model is fitted on all earlier labels)"
+            "before an adaptive wave (its model is fitted on all earlier labels). If they "
+            "will never come, an adaptive wave cannot be drawn (--allow-pending does not "
+            "change that): draw the next one with --design uniform or --design stratified "
+            "(with --allow-pending for --until)"
         )
     if labeled.sum() < 2 * folds:
         raise ValidationError(

@@ -105,3 +105,25 @@ def test_a_few_items_pending_by_chance_are_not_called_missing_by_group() -> None
     note = pending_by_group(groups, np.ones(100, bool), back, "system")
     assert note is not None and "none of the 50 items drawn from system 'b'" in note
     assert "'b' has no label, so its mean is" in note
+
+
+def test_an_adaptive_wave_past_labels_that_never_come_names_the_designs_that_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Before: "import them before an adaptive wave", with --allow-pending too, while the
+    labels would never come (no way on said). Now the refusal says an adaptive wave cannot
+    be drawn past them and names the designs that can; the stratified one runs."""
+    pool = _pool(tmp_path)
+    root = tmp_path / "study"
+    todo = tmp_path / "todo1.csv"
+    argv = ("sample", str(pool), "--study", str(root), *START, "--out", str(todo))
+    assert bacon(*argv, "--budget", "60") == 0
+    fill(todo, pool, tmp_path / "back.csv", rows=slice(0, 50))
+    import_labels(root, tmp_path / "back.csv")
+    capsys.readouterr()
+    assert (
+        bacon("sample", str(root), "--design", "adaptive", "--budget", "20", "--allow-pending") == 2
+    )
+    err = " ".join(capsys.readouterr().err.split())
+    assert "an adaptive wave cannot be drawn" in err and "--design stratified" in err
+    assert bacon("sample", str(root), "--design", "stratified", "--budget", "20") == 0
