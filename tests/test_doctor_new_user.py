@@ -161,7 +161,7 @@ def test_many_judges_for_few_labels_are_explained(tmp_path, capsys) -> None:
     without a word. Doctor keeps the judges of the label's dimension (the others, twins
     of these for another aspect, are left out and said), and says what the estimator
     does with few labels per judge (the judges' ridge below 20 per coefficient)."""
-    from bacon_bayes.doctor import RIDGE_BELOW
+    from bacon_bayes.doctor.judge_notes import RIDGE_BELOW
     from bacon_bayes.surrogates import ALONE_BELOW
 
     assert RIDGE_BELOW == ALONE_BELOW  # doctor may not import surrogates: kept equal here

@@ -8,8 +8,6 @@ seems biased by (:mod:`.bias`) and builds the ``bacon estimate`` command to run;
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import shlex
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,17 +17,20 @@ import pandas as pd
 
 from bacon_bayes.crossfit import make_folds, most_folds
 from bacon_bayes.doctor import agreement, bias
-from bacon_bayes.doctor.cells import FAILED, doctor_again, empty_cells
+from bacon_bayes.doctor.cells import doctor_again, empty_cells
+from bacon_bayes.doctor.computable import FOLDS, can
 from bacon_bayes.doctor.exports import JUDGE_OWN
+from bacon_bayes.doctor.judge_notes import (
+    aspects_note,
+    judge_args,
+    many_judges,
+)
 from bacon_bayes.doctor.label import (
-    DENSE,
     full_labels,
     label_scale,
     said_missing,
-    simulate_command,
 )
 from bacon_bayes.doctor.long import read_call
-from bacon_bayes.doctor.names import judge_aspects
 from bacon_bayes.doctor.pilot import (
     EMPTY,
     SAMPLED_FORMATS,
@@ -37,7 +38,6 @@ from bacon_bayes.doctor.pilot import (
     judges_scale,
     new_label,
     sample_command,
-    sample_note,
 )
 from bacon_bayes.doctor.relation import missingness_notes, near_duplicates
 from bacon_bayes.doctor.roles import GENERIC_FORMATS, Roles, find_roles
@@ -46,10 +46,9 @@ from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, sc
 from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.doctor.wide import wide_by_system
 from bacon_bayes.errors import ValidationError
-from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
 from bacon_bayes.io import row_place
 from bacon_bayes.letters import LETTER_SCORES
-from bacon_bayes.order import names_text, natural_key
+from bacon_bayes.order import natural_key
 from bacon_bayes.readers import TableMeta
 from bacon_bayes.scale import (
     Scale,
@@ -59,19 +58,8 @@ from bacon_bayes.scale import (
     open_scale,
     scale_args,
 )
-from bacon_bayes.words import PACKED
 
 __all__ = ["Profile", "profile"]
-
-#: fewest labels a group needs for its own interval in ``bacon estimate``
-MIN_GROUP_LABELS = 5
-#: ``bacon estimate``'s cross-fitting folds (its ``--folds`` default)
-FOLDS = 5
-#: labels per coefficient below which the frequentist default uses the judges' ridge
-#: (:data:`bacon_bayes.surrogates.ALONE_BELOW`, which doctor may not import)
-RIDGE_BELOW = 20.0
-#: doctor says what happens with fewer labels than this per judge
-FEW_PER_JUDGE = 3
 
 
 @dataclass
@@ -138,38 +126,6 @@ class Profile:
         return profile_text(self)
 
 
-def _common_prefix(names: list[str]) -> str:
-    prefix = names[0]
-    for j in names[1:]:
-        while not j.startswith(prefix):
-            prefix = prefix[:-1]
-    return prefix
-
-
-def _judge_args(judges: list[str], columns: list[str]) -> list[str]:
-    """``--judge`` arguments: one shell pattern for judges that share a prefix or a
-    suffix (and no other column has), else one per judge."""
-    if len(judges) > 2:
-        prefix = _common_prefix(judges)
-        suffix = _common_prefix([j[::-1] for j in judges])[::-1]
-        cut = max(prefix.rfind(c) for c in ":_-./|")
-        start = min((k for k in map(suffix.find, ":_-./|") if k >= 0), default=-1)
-        for pattern in (
-            prefix[: cut + 1] + "*" if cut > 0 else "",
-            "*" + suffix[start:] if start >= 0 and len(suffix) - start > 1 else "",
-        ):
-            if (
-                pattern
-                and not any(ch in pattern.strip("*") for ch in "*?[")
-                and sorted(fnmatch.filter(columns, pattern)) == sorted(judges)
-            ):
-                return ["--judge", pattern]
-    out: list[str] = []
-    for j in judges:
-        out += ["--judge", j]
-    return out
-
-
 def _columns(p: Profile, frame: pd.DataFrame) -> dict[str, list[str]] | None:
     """The options that name the columns of doctor's printed commands (``--item``,
     ``--judge``, ``--group``, ``--prompt``: what the reader fixes left out, as are judges
@@ -183,7 +139,7 @@ def _columns(p: Profile, frame: pd.DataFrame) -> dict[str, list[str]] | None:
     if r.item and (r.item != meta.item or meta.format in GENERIC_FORMATS):  # as for a CSV
         out["item"] = ["--item", r.item]
     if judges != meta.judges:
-        out["judge"] = _judge_args(judges, [str(c) for c in frame.columns])
+        out["judge"] = judge_args(judges, [str(c) for c in frame.columns])
     if r.group and r.group != meta.group and "group" not in p.empty:
         out["group"] = ["--group", r.group]
     if r.prompt and r.prompt != meta.prompt and "prompt" not in p.empty:
@@ -384,11 +340,11 @@ def profile(
     p.command = None if blocked or p.sample else _command(p, frame, labels)  # no labels yet
     columns = [str(c) for c in frame.columns]
     p.judges_note = "; ".join(
-        filter(None, (_many_judges(roles, y, columns), _aspects(roles, columns, p.sample)))
+        filter(None, (many_judges(roles, y, columns), aspects_note(roles, columns, p.sample)))
     )
     # a line that writes the file without some groups: not with labels joined from another
     read = read_call(file, meta.format) if labels is None else None
-    p.can = _can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty, read, file)
+    p.can = can(p, y) + _empty_notes(p) + _design_notes(kept, roles, y_kept, p.empty, read, file)
     p.can[1:1] = [roles.raters] * bool(roles.raters)  # beside what the label's mean is
     p.can += [p.better_hint] if p.better_hint and roles.group else []  # "best" of groups
     if roles.judges and y_kept is not None:  # near copies, missing on low labels (G 6, 8)
@@ -472,75 +428,6 @@ def _design_notes(
     return [n for n in out if n]
 
 
-def _many_judges(roles: Roles, y: np.ndarray | None, columns: list[str]) -> str:
-    """What ``bacon estimate`` does with fewer than :data:`FEW_PER_JUDGE` labels per
-    judge, and the judges named like the label, if some are (a choice by name, not by
-    the labels), else ``""``."""
-    k, n = len(roles.judges), 0 if y is None else int(np.isfinite(y).sum())
-    if k < 2 or n == 0 or n >= FEW_PER_JUDGE * k:
-        return ""
-    note = (
-        f"{k} judges for {n} labels ({n / k:.1f} per judge): too few to weigh each judge by "
-        f"the labels. With under {RIDGE_BELOW:g} labels per judge (per coefficient of its "
-        "model), bacon estimate's frequentist default does not fit its model's weights for "
-        "the means: it uses the judges' ridge, the label regressed on the judges' first "
-        "principal component (what they agree on) with each judge's own deviation from it "
-        "shrunk hard toward 0 (a fixed penalty), each labeled item predicted by the fit "
-        "without it; so the judges count mostly through their consensus. The intervals stay "
-        "valid whatever the judges; judges that only add noise widen them"
-    )
-    words = [w for w in _words(roles.label or "") if len(w) >= 4]
-    for w in words:
-        named = _named_for(w, roles.judges)
-        if 0 < len(named) < k:
-            args = shlex.join(glued(_judge_args(named, columns)))
-            note += (
-                f". {len(named)} of them are named for {w!r}, as the label is: {args} "
-                "keeps only those (chosen by name before looking at the estimates, it costs "
-                "no validity)"
-            )
-            break
-    return note
-
-
-def _words(name: str) -> list[str]:
-    """The lower-case words of a column's name (split at what is no letter or digit)."""
-    return re.split(r"[^a-z0-9]+", name.lower())
-
-
-def _named_for(word: str, judges: list[str]) -> list[str]:
-    """The judges one of whose name's words is ``word``."""
-    return [j for j in judges if word in _words(j)]
-
-
-def _aspects(roles: Roles, columns: list[str], sample: list[str] | None = None) -> str:
-    """The aspects the judges score by their names (:func:`~.names.judge_aspects`) when
-    the label's name says none of them, with the ``--judge`` arguments that keep each
-    aspect's judges; else ``""``. With ``sample`` (the ``bacon sample`` command of a pool
-    without labels) the label is the one that command adds, to be rated."""
-    aspects = judge_aspects(roles.judges)
-    label = sample[sample.index("--label") + 1] if sample else roles.label
-    if not aspects or set(_words(label or "")) & set(aspects):
-        return ""
-    keep = []
-    for a in aspects:
-        named = _named_for(a, roles.judges)
-        keep.append(f"{a}: {shlex.join(glued(_judge_args(named, columns)))}")
-    which = (
-        f"the labels in {label!r} will rate one of them, while the judges of the others "
-        "mostly add noise (the intervals stay valid, wider). In the bacon sample command, keep the "
-        "judges of the aspect the labellers will rate"
-        if sample
-        else f"the label {label!r} names none of them: a label rates one aspect, and the "
-        "judges of the others mostly add noise (the intervals stay valid, wider). Keep the "
-        "judges of the aspect the label rates"
-    )
-    return (
-        f"the judges' names say they score {len(aspects)} aspects ({', '.join(aspects)}), and "
-        f"{which} ({'; '.join(keep)}), chosen before looking at the estimates"
-    )
-
-
 def _too_few(
     frame: pd.DataFrame, prompt: str | None, y: np.ndarray | None
 ) -> tuple[str, int | None]:
@@ -554,146 +441,3 @@ def _too_few(
     except ValidationError as exc:
         return str(exc), most_folds(np.isfinite(y), FOLDS, 0, clusters)
     return "", None
-
-
-def _can(p: Profile, y: np.ndarray | None) -> list[str]:
-    r = p.roles
-    if r.long or p.blocked:
-        return [f"nothing yet: {b}" for b in ([r.long] if r.long else p.blocked)]
-    failed = [c for c, why in r.left_out.items() if why.startswith(FAILED)]
-    held = (
-        f"column{'s' * (len(failed) > 1)} {names_text(map(repr, failed))} "
-        f"hold{'s' * (len(failed) == 1)} scores but for a few cells of other text (above): "
-        "empty those cells" + (f": {r.failed_fix}" if r.failed_fix else " and run doctor again")
-    )
-    if not r.judges:
-        # a score column left out for a few cells of other text: that fix first (a long
-        # table's score column is told once it is read; --judge on it is refused as long)
-        if failed:
-            return [f"nothing yet: no judge column found; {held}"]
-        if packed := [c for c, why in r.left_out.items() if why.startswith(PACKED)]:
-            return [
-                f"nothing yet: no judge column found; {names_text(map(repr, packed))}: "
-                f"{PACKED} (above), which its fix writes as numbers"
-            ]
-        return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
-    n = 0 if y is None else int(np.isfinite(y).sum())
-    if n == 0 and r.label_cells:
-        then = " for the command" if r.label_cells.endswith("run again") else ""
-        return [f"only the raw judge average: {r.label_cells}{then}"]
-    if n == 0 and p.full_labels:
-        return [p.full_labels]
-    if n == 0 and p.sample:
-        label = p.sample[p.sample.index("--label") + 1]
-        scaled = any(w.startswith("--scale") for w in p.sample)
-        new = label != r.label and label not in r.left_out  # a column the study adds
-        return [sample_note(label, p.sample, scaled, new=new)] + [p.judges_note] * bool(
-            p.judges_note
-        )
-    if n == 0:
-        return [
-            "only the raw judge average (no human labels): label a sample of items "
-            "(bacon sample), then pass them with --labels FILE --label COLUMN"
-        ]
-    if p.too_few and p.folds is None:
-        return [
-            f"only the raw judge average: {n} label(s) are too few for bacon estimate "
-            f"({p.too_few.rstrip('.')}); label more items (bacon sample), then run doctor "
-            "again for the command"
-        ]
-    where = f" ({r.group} {p.unscored_where})" if p.unscored_where else ""
-    n -= p.unscored[1]
-    baselines = (
-        "labels-only and raw-judge estimates"
-        if not p.naive_note
-        else f"a labels-only estimate (no raw-judge average: {p.naive_note})"
-    )
-    kept = p.n_rows - sum(p.unscored)
-    out = [
-        f"the mean label over {'all ' if kept == p.n_rows else ''}{kept} items from {n} labels "
-        f"and {len(r.judges)} judge(s): calibrated (AEE), {baselines}, with intervals"
-    ]
-    out += [f"the command leaves out judge scores: {held}"] * bool(failed)  # 'refused'
-    if p.command and not p.unscored[1] and n >= DENSE * kept:  # mostly labeled
-        words = simulate_command(p.command, n < p.n_rows, n)
-        out.append(
-            ("every item is labeled: the means of these items are exact (intervals of width "
-             "0) and the judges add nothing to them, and --target population gives intervals "
-             "for a population beyond these items; " if n == kept else
-             f"{n} of {kept} items are labeled; ")
-            + ("bacon simulate measures what the judges would save at a label budget (it "
-               f"hides the labels and draws samples of them): {shlex.join(words)}" if words
-               else f"bacon simulate needs more labeled rows than {n} (two labels per "
-               "cross-fitting fold at a share of them under 1)")
-        )  # fmt: skip
-    if p.folds:
-        why = re.split(r"[;:] label ", p.too_few)[0]
-        out.append(
-            f"{n} labels are too few for bacon estimate's default {FOLDS} cross-fitting folds "
-            f"({why}): the command takes --folds {p.folds}, the most they carry; label more "
-            "items (bacon sample) for the default"
-        )
-    if p.judges_note:
-        out.append(p.judges_note)
-    if p.unscored[1]:
-        out.append(
-            f"{sum(p.unscored)} row(s) have no judge score{where}, {p.unscored[1]} of them "
-            "labeled: the command leaves them all out, their labels too (--drop-unscored), "
-            "which is right when they are not part of what you report on (e.g. a reference "
-            "system that reference-based metrics cannot score); if they are, score them "
-            "(bacon judge) and run doctor again"
-        )
-    elif p.unscored[0]:
-        out.append(
-            f"{p.unscored[0]} row(s) have no judge score and no label{where}: nothing to "
-            "estimate from, so the command leaves them out (--drop-unscored); if they belong "
-            "to the population you report on, score them with the judges instead"
-        )
-    if p.binary:
-        out.append(
-            f"{r.label} is 0/1: bacon estimate takes it as a binary (categorical) label, "
-            "the estimates are shares of 1"
-        )
-    if p.labels_per_group is not None and "group" not in p.empty:
-        counts = p.labels_per_group["labels"].to_numpy()
-        none = p.labels_per_group[p.labels_per_group["labels"] == 0]
-        if choose_pooling("auto", counts) == "shrink":
-            out.append(
-                f"a mean per {r.group} and their comparisons, shrunk toward the pool's "
-                f"correction (some have fewer than {MIN_SEPARATE_LABELS} labels): an interval "
-                "for every one with a label, valid on average over them and about 90% each (less "
-                "for a group of few, skewed labels: README, Groups)"
-                + (
-                    f"; none for {len(none)} without labels ({_names(none, r.group)}): "
-                    "label a few of those"
-                    if len(none)
-                    else ""
-                )
-            )
-        elif (counts >= MIN_GROUP_LABELS).all():
-            out.append(f"a mean per {r.group} and their comparisons (each has >= 5 labels)")
-        else:
-            few = p.labels_per_group[p.labels_per_group["labels"] < MIN_GROUP_LABELS]
-            some = few[few["labels"] > 0]
-            parts = [f"{len(none)} without labels ({_names(none, r.group)})"] if len(none) else []
-            parts += (
-                [f"{len(some)} with fewer than {MIN_GROUP_LABELS} ({_names(some, r.group)})"]
-                if len(some)
-                else []
-            )
-            out.append(
-                f"means per {r.group}, except {' and '.join(parts)}: label those for their "
-                "intervals"
-            )
-    if r.prompt and "prompt" not in p.empty:
-        out.append(f"folds split by {r.prompt} (items answering one prompt stay together)")
-    return out
-
-
-def _names(rows: pd.DataFrame, column: str | None) -> str:
-    """The first five names (quoted where a list would hide them: :func:`names_text`), and
-    how many more (doctor counted them all)."""
-    from bacon_bayes.order import names_text
-
-    more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
-    return names_text(rows[column].head(5)) + more
