@@ -269,6 +269,29 @@ def test_a_metric_that_failed_on_most_rows_is_no_human_label(
     assert "a metric's score (MLflow's evaluate), a judge, never the human label" in why
 
 
+def test_mlflow_s_readability_grade_levels_are_no_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mlflow.evaluate(..., model_type="text")`` adds ``flesch_kincaid_grade_level/v1/score``
+    and ``ari_grade_level/v1/score``: the school grade that reads the output, a formula of
+    its word and sentence lengths. Before, both were judges (``--judge '*/v1/score'``).
+    Now they are left out, named as readability statistics, and the printed command (the
+    three judges named one by one) runs."""
+    monkeypatch.chdir(tmp_path)
+    table = _mlflow(human=True)
+    rng = np.random.default_rng(3)
+    table.insert(6, "flesch_kincaid_grade_level/v1/score", rng.normal(8, 2.5, N).round(1))
+    table.insert(7, "ari_grade_level/v1/score", rng.normal(9, 3, N).round(1))
+    table.to_csv("eval_results_table.csv", index=False)
+    out = _doctor(["eval_results_table.csv"], capsys)
+    metrics = ["toxicity/v1/score", "answer_relevance/v1/score", "faithfulness/v1/score"]
+    assert found(out, "judge") == metrics
+    for grade in ("flesch_kincaid_grade_level/v1/score", "ari_grade_level/v1/score"):
+        assert "named like a readability statistic" in _row(out, "left out", grade)
+    assert "grade_level" not in out.split("\nrun:", 1)[1]
+    assert "calibrated (AEE)" in _run(out, capsys)
+
+
 def _ragas(old_names: bool = False) -> pd.DataFrame:
     """RAGAS's ``result.to_pandas()``: the sample's columns (``user_input``,
     ``retrieved_contexts`` a list in a cell, ``response``, ``reference``; before 0.2

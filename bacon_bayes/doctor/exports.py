@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.doctor.cells import is_str, numeric
+from bacon_bayes.doctor.names import READABILITY
 from bacon_bayes.words import level_map, mapping_text
 
 if TYPE_CHECKING:
@@ -129,14 +130,17 @@ def _ragas(frame: pd.DataFrame) -> bool:
 def tool_metrics(frame: pd.DataFrame) -> dict[str, str]:
     """The numeric columns of ``frame`` that an evaluation tool's metric wrote (MLflow's
     ``<metric>/v1/score``, RAGAS's ``faithfulness`` in a RAGAS table, a Phoenix
-    evaluation's ``score``), each with what it is: judges, never the human label."""
+    evaluation's ``score``), each with what it is: judges, never the human label.
+    MLflow's readability statistics (``flesch_kincaid_grade_level/v1/score``) are none:
+    no judges (:data:`~bacon_bayes.doctor.names.READABILITY`), never the label either
+    (:func:`tool_columns`)."""
     out = {}
     for v in phoenix_verdicts(frame):
         if v.has_score:
             out[v.score] = f"{JUDGE_OWN}verdict {v.label!r} as a number (Arize Phoenix's evals)"
     ragas = _ragas(frame)
     for c in map(str, frame.columns):
-        if (m := _MLFLOW.match(c)) and m["part"].lower() == "score":
+        if (m := _MLFLOW.match(c)) and m["part"].lower() == "score" and not READABILITY.search(c):
             out[c] = "a metric's score (MLflow's evaluate)"
         elif ragas and _RAGAS.match(c):
             out[c] = "a metric's score (RAGAS's)"
