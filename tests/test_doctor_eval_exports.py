@@ -157,6 +157,37 @@ def test_phoenix_evaluations_on_some_spans_are_not_the_human_label(
     assert found(out, "label") == ["-"] and found(out, "judge") == ["score"]
 
 
+def _summary(out: str) -> str:
+    """Doctor's "what can be computed" lines."""
+    return out.split("what can be computed:\n", 1)[1].split("\n\n", 1)[0].strip()
+
+
+def test_the_summary_of_evaluations_on_some_spans_says_what_there_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Evaluations on 40% of the spans: before, the summary said "nothing yet: no judge
+    column found; name one with --judge" though the columns found name them. Now it says
+    the evaluations, on how many spans, and the line that keeps them (run: its doctor
+    takes the judge); without ``score`` (verdict words), the line writing them as numbers
+    first, whose doctor then says the spans evaluated."""
+    for score in (True, False):
+        (tmp_path / str(score)).mkdir()
+        monkeypatch.chdir(tmp_path / str(score))
+        _phoenix(evaluated=0.4, score=score).to_csv("spans.csv", index=False)
+        said = _summary(_doctor(["spans.csv"], capsys))
+        assert "no judge column found" not in said
+        if not score:
+            assert "('label', the LLM judge's verdicts in words" in said
+            assert said.endswith("doctor spans_scores.csv"), said
+            run_python_line(said)
+            said = _summary(_doctor(["spans_scores.csv"], capsys))
+        assert "Arize Phoenix's evaluations ('score'" in said and "35 of the 90 spans" in said
+        assert said.endswith("_evaluated.csv"), said
+        run_python_line(said)
+        out = _doctor([said.rsplit(" ", 1)[1]], capsys)
+        assert found(out, "judge") == ["score"]
+
+
 def test_phoenix_verdict_words_alone_are_written_as_the_judge_with_the_labels_joined(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
