@@ -157,6 +157,37 @@ def test_phoenix_evaluations_on_some_spans_are_not_the_human_label(
     assert found(out, "label") == ["-"] and found(out, "judge") == ["score"]
 
 
+def _summary(out: str) -> str:
+    """Doctor's "what can be computed" lines."""
+    return out.split("what can be computed:\n", 1)[1].split("\n\n", 1)[0].strip()
+
+
+def test_the_summary_of_evaluations_on_some_spans_says_what_there_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Evaluations on 40% of the spans: before, the summary said "nothing yet: no judge
+    column found; name one with --judge" though the columns found name them. Now it says
+    the evaluations, on how many spans, and the line that keeps them (run: its doctor
+    takes the judge); without ``score`` (verdict words), the line writing them as numbers
+    first, whose doctor then says the spans evaluated."""
+    for score in (True, False):
+        (tmp_path / str(score)).mkdir()
+        monkeypatch.chdir(tmp_path / str(score))
+        _phoenix(evaluated=0.4, score=score).to_csv("spans.csv", index=False)
+        said = _summary(_doctor(["spans.csv"], capsys))
+        assert "no judge column found" not in said
+        if not score:
+            assert "('label', the LLM judge's verdicts in words" in said
+            assert said.endswith("doctor spans_scores.csv"), said
+            run_python_line(said)
+            said = _summary(_doctor(["spans_scores.csv"], capsys))
+        assert "Arize Phoenix's evaluations ('score'" in said and "35 of the 90 spans" in said
+        assert said.endswith("_evaluated.csv"), said
+        run_python_line(said)
+        out = _doctor([said.rsplit(" ", 1)[1]], capsys)
+        assert found(out, "judge") == ["score"]
+
+
 def test_phoenix_verdict_words_alone_are_written_as_the_judge_with_the_labels_joined(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,6 +298,29 @@ def test_a_metric_that_failed_on_most_rows_is_no_human_label(
     assert found(out, "label") == ["-"] and "--label answer_relevance" not in out
     why = _row(out, "left out", "answer_relevance/v1/score")
     assert "a metric's score (MLflow's evaluate), a judge, never the human label" in why
+
+
+def test_mlflow_s_readability_grade_levels_are_no_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mlflow.evaluate(..., model_type="text")`` adds ``flesch_kincaid_grade_level/v1/score``
+    and ``ari_grade_level/v1/score``: the school grade that reads the output, a formula of
+    its word and sentence lengths. Before, both were judges (``--judge '*/v1/score'``).
+    Now they are left out, named as readability statistics, and the printed command (the
+    three judges named one by one) runs."""
+    monkeypatch.chdir(tmp_path)
+    table = _mlflow(human=True)
+    rng = np.random.default_rng(3)
+    table.insert(6, "flesch_kincaid_grade_level/v1/score", rng.normal(8, 2.5, N).round(1))
+    table.insert(7, "ari_grade_level/v1/score", rng.normal(9, 3, N).round(1))
+    table.to_csv("eval_results_table.csv", index=False)
+    out = _doctor(["eval_results_table.csv"], capsys)
+    metrics = ["toxicity/v1/score", "answer_relevance/v1/score", "faithfulness/v1/score"]
+    assert found(out, "judge") == metrics
+    for grade in ("flesch_kincaid_grade_level/v1/score", "ari_grade_level/v1/score"):
+        assert "named like a readability statistic" in _row(out, "left out", grade)
+    assert "grade_level" not in out.split("\nrun:", 1)[1]
+    assert "calibrated (AEE)" in _run(out, capsys)
 
 
 def _ragas(old_names: bool = False) -> pd.DataFrame:

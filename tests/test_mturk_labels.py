@@ -174,3 +174,33 @@ def test_a_batch_without_an_input_id_has_its_hits_for_items(
     assert re.search(r"items +HITId +12 items", out) and "no Input.<id> column" in out
     run_python_line(out, cwd=tmp_path)
     assert len(pd.read_csv(tmp_path / "batch_mean.csv")) == LABELED
+
+
+def test_estimate_on_a_batch_or_a_survey_says_it_holds_raters_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bacon estimate`` given the batch (or a survey's export) as the table: before,
+    "--label is required for a table; name the column of labels" alone (doctor alone said
+    what the file is). Now the refusal says it holds raters' answers, with doctor's line
+    writing each item's mean (rejected assignments left out; it runs) and the doctor that
+    joins it; as ``--labels`` estimate refuses it with doctor's line (the same reader)."""
+    from .test_survey_exports import google_forms
+
+    monkeypatch.chdir(tmp_path)
+    _table(tmp_path)
+    batch = _batch(rejected=2)
+    batch.to_csv(tmp_path / "batch.csv", index=False)
+    assert main(["estimate", "batch.csv"]) == 2
+    err = capsys.readouterr().err
+    assert "batch.csv is an Amazon MTurk batch's results: raters' answers" in err
+    assert "2 of its 36 rows are rejected assignments" in err
+    run_python_line(err, cwd=tmp_path)
+    written = pd.read_csv(tmp_path / "batch_mean.csv").set_index("Input.item_id")
+    assert np.allclose(written["Answer.relevance"].sort_index(), _means(batch).sort_index())
+    assert "--labels batch_mean.csv --label Answer.relevance" in err
+    for command in ("estimate", "doctor"):
+        assert main([command, "judges.csv", "--labels", "batch.csv"]) == 2
+        assert "lab = lab[lab['AssignmentStatus'].ne('Rejected')]" in capsys.readouterr().err
+    google_forms(tmp_path / "form.csv")
+    assert main(["estimate", "form.csv"]) == 2
+    assert "form.csv is a Google Forms survey export: raters'" in capsys.readouterr().err

@@ -379,6 +379,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
     A study folder brings its own labels and the inclusion probabilities its
     waves recorded; those are always used.
     """
+    from bacon_bayes.readers.mturk import raters_hint
     from bacon_bayes.readers.pair_table import pairwise_hint
     from bacon_bayes.study import load_study
     from bacon_bayes.study.folder import CONFIG_FILE, refuse_missing
@@ -420,7 +421,7 @@ def pool_from_args(args: argparse.Namespace) -> EvalPool:
         find_response(args, data.frame, None, label=data.label, item=data.item, **known)
         return data.to_pool(judges=judges, **study_pool_options(args))
     if not args.label and not getattr(args, "labels", None):  # --labels: its one column
-        hint = pairwise_hint(args.file)
+        hint = pairwise_hint(args.file) or raters_hint(args.file)  # MTurk's, a survey's
         raise ValidationError(f"--label is required for a table; name the column of labels.{hint}")
     try:
         return _table_pool(args)

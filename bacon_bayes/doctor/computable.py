@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor.cells import FAILED
+from bacon_bayes.doctor.exports import evaluated_only
 from bacon_bayes.doctor.label import DENSE, simulate_command
 from bacon_bayes.doctor.pilot import sample_note
 from bacon_bayes.estimate.shrink import MIN_SEPARATE_LABELS, choose_pooling
@@ -46,6 +47,8 @@ def can(p: Profile, y: np.ndarray | None) -> list[str]:
                 f"nothing yet: no judge column found; {names_text(map(repr, packed))}: "
                 f"{PACKED} (above), which its fix writes as numbers"
             ]
+        if part := evaluated_only(r.left_out):  # Phoenix's evaluations on some spans
+            return [part]
         return ["nothing yet: no judge column found; name one with --judge in bacon estimate"]
     n = 0 if y is None else int(np.isfinite(y).sum())
     if n == 0 and r.label_cells:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from bacon_bayes.doctor.cells import is_str, numeric
+from bacon_bayes.doctor.names import READABILITY
 from bacon_bayes.words import level_map, mapping_text
 
 if TYPE_CHECKING:
@@ -129,14 +130,17 @@ def _ragas(frame: pd.DataFrame) -> bool:
 def tool_metrics(frame: pd.DataFrame) -> dict[str, str]:
     """The numeric columns of ``frame`` that an evaluation tool's metric wrote (MLflow's
     ``<metric>/v1/score``, RAGAS's ``faithfulness`` in a RAGAS table, a Phoenix
-    evaluation's ``score``), each with what it is: judges, never the human label."""
+    evaluation's ``score``), each with what it is: judges, never the human label.
+    MLflow's readability statistics (``flesch_kincaid_grade_level/v1/score``) are none:
+    no judges (:data:`~bacon_bayes.doctor.names.READABILITY`), never the label either
+    (:func:`tool_columns`)."""
     out = {}
     for v in phoenix_verdicts(frame):
         if v.has_score:
             out[v.score] = f"{JUDGE_OWN}verdict {v.label!r} as a number (Arize Phoenix's evals)"
     ragas = _ragas(frame)
     for c in map(str, frame.columns):
-        if (m := _MLFLOW.match(c)) and m["part"].lower() == "score":
+        if (m := _MLFLOW.match(c)) and m["part"].lower() == "score" and not READABILITY.search(c):
             out[c] = "a metric's score (MLflow's evaluate)"
         elif ragas and _RAGAS.match(c):
             out[c] = "a metric's score (RAGAS's)"
@@ -193,7 +197,7 @@ def tool_texts(frame: pd.DataFrame, given: str | None, again: Again) -> dict[str
             continue
         code = f"df[{v.score!r}] = df[{v.label!r}].map({{{mapping_text(values)}}})"
         line = again("scores", code) if again else f"in pandas: {code}"
-        out[v.label] = f"{said}, nor a group; as numbers, the judge {v.score!r}: {line}"
+        out[v.label] = f"{said}, nor a group{_AS_NUMBERS}{v.score!r}: {line}"
     for c in map(str, frame.columns):
         m = _MLFLOW.match(c)
         if m and m["part"].lower() == "justification" and c != given and is_str(frame[c]):
@@ -238,10 +242,42 @@ def tool_judges(frame: pd.DataFrame, roles: Roles, again: Again) -> None:
             )
 
 
+#: how :func:`_evaluated` begins: a judge run on part of the rows (:func:`evaluated_only`)
+_SCORED = "the judge scored "
+_KEEP = " (the spans evaluated?); to keep those: "
+#: a verdict in words with the line writing it as the judge (:func:`tool_texts`)
+_AS_NUMBERS = "; as numbers, the judge "
+
+
 def _evaluated(frame: pd.DataFrame, column: str, again: Again) -> str:
     """The judge ``column`` scored part of the rows (the spans evaluated): how many, and
     the line that keeps those rows (``again``; else the pandas code)."""
     k, n = int(frame[column].notna().sum()), len(frame)
     code = f"df = df[df[{column!r}].notna()]"
     line = again("evaluated", code) if again else f"in pandas: {code}"
-    return f"the judge scored {k} of {n} rows (the spans evaluated?); to keep those: {line}"
+    return f"{_SCORED}{k} of {n} rows{_KEEP}{line}"
+
+
+def evaluated_only(left_out: dict[str, str]) -> str | None:
+    """What doctor's summary says of a table with no judge but an LLM judge's evaluations
+    in words (Phoenix's ``label`` with no ``score``: the line that writes them as the
+    judge, :func:`tool_texts`) or on part of its rows (Phoenix's on some spans,
+    :func:`tool_judges`: the evaluations, on how many rows, and the line that keeps
+    those rows); None when there are none."""
+    for c, why in left_out.items():
+        if _AS_NUMBERS in why:  # the verdict's words first; doctor on that file says more
+            score, line = why.split(_AS_NUMBERS, 1)[1].split(": ", 1)
+            return (
+                f"nothing yet: Arize Phoenix's evaluations ({c!r}, the LLM judge's verdicts "
+                f"in words, above) are the judge {score} once written as numbers: {line}"
+            )
+        if _SCORED in why and _KEEP in why:
+            counts, line = why.split(_SCORED, 1)[1].split(_KEEP, 1)
+            k, n = counts.removesuffix(" rows").split(" of ")
+            return (
+                f"nothing over all {n} rows yet: Arize Phoenix's evaluations ({c!r}, the LLM "
+                f"judge's verdicts, above) are on {k} of the {n} spans, the others have no "
+                f"judge score; keep the spans evaluated, and doctor takes {c!r} as the judge "
+                f"there: {line}"
+            )
+    return None

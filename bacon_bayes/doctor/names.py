@@ -71,6 +71,17 @@ BLOCK_NAME = re.compile(
     re.I,
 )
 
+#: numeric columns named like a readability statistic of the text (MLflow ``evaluate``'s
+#: ``flesch_kincaid_grade_level/v1/score``, ``ari_grade_level/v1/score``; textstat's
+#: ``flesch_reading_ease``, ``gunning_fog``, ``smog_index``): a formula of its words and
+#: sentences, the school grade that can read it, never a judge of its quality
+#: (``gpt4_readability``, a judge rating readability, is no match)
+READABILITY = re.compile(
+    r"(^|[_ ./-])(flesch|kincaid|grade_?level|gunning_?fog|smog_?index|coleman_?liau"
+    r"|automated_?readability|dale_?chall|linsear)",
+    re.I,
+)
+
 #: a tool's own verdict or its cut-off, named so (DeepEval's ``success``, its metrics'
 #: ``<metric>_success`` and ``threshold``): a judge's score against a threshold, never a
 #: human rating
@@ -95,6 +106,11 @@ def not_judge_name(name: str, columns: Iterable[object] = ()) -> str | None:
         )
     if NOT_JUDGE.search(name):
         return "named like a count, time or index"
+    if READABILITY.search(name):
+        return (
+            "named like a readability statistic (a formula of the text's word and sentence "
+            "lengths: the school grade that reads it), not a judge of its quality"
+        )
     if tool_verdict(name) and name.lower().endswith("threshold"):
         return "named like a tool's pass threshold (DeepEval's), not a score"
     return derived_verdict(name, [str(c) for c in columns])

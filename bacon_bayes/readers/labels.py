@@ -18,6 +18,7 @@ from bacon_bayes.readers.jsonl import is_json_lines, json_records, read_jsonl
 from bacon_bayes.readers.labelling import read_export
 from bacon_bayes.readers.labels_unused import table_stem, unused_note
 from bacon_bayes.readers.pairwise import _majority, to_verdict
+from bacon_bayes.readers.phoenix import human_labels
 from bacon_bayes.readers.surveys import refuse_labels
 from bacon_bayes.words import as_numbers, bools_as_floats, id_text
 
@@ -30,16 +31,19 @@ def _few(values: list[str], n: int = 5) -> str:
 def read_labels(path: str | Path) -> pd.DataFrame:
     """The labels file ``path``: JSON Lines (``.jsonl``, ``.ndjson``, or any file of one
     object per line), a JSON array of records (``.json``), else CSV or Parquet; a JSON
-    file's cells read as a table's (:func:`~bacon_bayes.words.bools_as_floats`)."""
+    file's cells read as a table's (:func:`~bacon_bayes.words.bools_as_floats`); Arize
+    Phoenix's annotations as their HUMAN rows' labels
+    (:func:`~bacon_bayes.readers.phoenix.human_labels`)."""
     if str(path).lower().endswith((".jsonl", ".ndjson")) or is_json_lines(path):
         frame = read_jsonl(path)[0]
     elif str(path).lower().endswith(".json") and Path(path).is_file():
         form = 'write the labels as [{"id": ..., "label": ...}, ...] (one object per item)'
         frame = json_labels(Path(path), form + ", or JSON Lines")
-    else:
-        return read_table(path)
+    else:  # Phoenix's annotations: the HUMAN rows' labels
+        return human_labels(read_table(path), path)
     # as a table's cells: true / false as 1 / 0, "N/A" and "-" as no label, said
-    return bools_as_floats(frame, numbers=True, ids=[c for c in frame.columns if item_name(c)])
+    frame = bools_as_floats(frame, numbers=True, ids=[c for c in frame.columns if item_name(c)])
+    return human_labels(frame, path)
 
 
 def json_labels(path: Path, form: str) -> pd.DataFrame:
@@ -397,6 +401,7 @@ def join_labels(
     refuse_labels(path, frame, item, table)
     labels = read_labels(path)
     read_as = labels.attrs.get("verdicts", {}).get(label)  # words read as numbers
+    read_note = labels.attrs.get("read note", "")  # Phoenix's annotations: the HUMAN rows
     name = str(path)
     hot = one_hot.group_of(labels, label)  # Answer.relevance.1 ... .5: one rating
     if label not in labels.columns and hot is None:
@@ -484,6 +489,7 @@ def join_labels(
     out = frame.copy()
     idle = ids[~known].tolist()  # an export of every task: rows of other tasks, none labeled
     notes = (
+        read_note,
         joined_by,
         f"labels file {name!r}: {len(idle)} row(s) without a label have ids not in the "
         f"table's column {key!r} ({_few(idle, 3)}): left out" * bool(idle),

@@ -168,3 +168,31 @@ def _what_to_do(
         f"per item, its ids those of {item}):\n  {run}"
         + (f"\n  (--label {' or '.join(others)} for another answer)" if others else "")
     )
+
+
+def raters_hint(path: str | Path) -> str:
+    """For ``bacon estimate`` (report, plan...) refusing a table without ``--label``: a
+    sentence saying that ``path`` holds raters' answers, an MTurk batch's results or a
+    survey tool's export (:mod:`~bacon_bayes.readers.surveys`), with the line that writes
+    each item's mean over its raters and the doctor that joins it as ``--labels``, as
+    ``bacon doctor`` prints them (``""`` for another file)."""
+    from bacon_bayes.errors import ValidationError
+    from bacon_bayes.io import read_table
+    from bacon_bayes.readers.surveys import survey_text
+
+    try:
+        said = survey_text(path)
+        if not said and Path(path).is_file():
+            said = batch_text(read_table(path), path)
+    except (OSError, ValueError, ValidationError):
+        return ""
+    if not said:
+        return ""
+    what = said.split("\n", 1)[0].split(" (", 1)[1].split(",", 1)[0]  # an Amazon MTurk ...
+    todo = ""
+    for x in said.split("what to do:\n", 1)[1].splitlines():  # a line ending ':' leads in
+        todo += ("" if not todo else " " if todo.endswith(":") else "; ") + x.strip()
+    return (
+        f" {Path(path).name} is {what}: raters' answers, the human labels, not a table of "
+        f"judge scores (bacon doctor {Path(path).name} says more). {todo[:1].upper()}{todo[1:]}."
+    )

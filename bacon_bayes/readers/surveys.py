@@ -35,10 +35,13 @@ import pandas as pd
 
 from bacon_bayes.csv_format import csv_options, csv_source, pandas_command, read_csv_call
 from bacon_bayes.outputs import unused_name
+from bacon_bayes.readers import resubmitted
 from bacon_bayes.words import MOST_LEVELS, as_numbers, id_text, level_map, mapping_text
+from bacon_bayes.workbook import READ_WORKBOOKS, is_workbook, read_workbook
 
-#: the files read as a survey's export: CSV text
-_ENDINGS = (".csv", ".csv.gz", ".tsv", ".txt")
+#: the files read as a survey's export: CSV text, an Excel workbook's one sheet (the
+#: tools' ``.xlsx`` exports, as their CSV laid out)
+_ENDINGS = (".csv", ".csv.gz", ".tsv", ".txt", *READ_WORKBOOKS)
 #: a token of a header's text that may be an item's id (``d17``, ``12``, ``doc-1/M1``)
 TOKEN = r"[\w./-]*\w"
 #: Qualtrics' response metadata, by the short name of its first header row
@@ -129,6 +132,10 @@ class Survey:
     other: list[str] = field(default_factory=list)
     levels: dict[str, float] = field(default_factory=dict)
     meta: list[bool] = field(default_factory=list)
+    #: headers that number the questions (``Question 1``, ``Question 2``...), no items
+    numbered: list[str] = field(default_factory=list)
+    #: responses with the same answers on every item, with their lines (kept: said)
+    repeats: list[str] = field(default_factory=list)
 
     @property
     def header_rows(self) -> int:
@@ -136,16 +143,32 @@ class Survey:
         return int(self.read.get("header", 0)) + 1 + self.below
 
 
+def _options(path: Path) -> dict[str, Any]:
+    """How to read the export at ``path``: a CSV's options (:func:`csv_options`), or a
+    workbook's sheet (its one sheet with cells, :func:`~bacon_bayes.workbook.read_workbook`:
+    openpyxl missing is refused with the fix)."""
+    if is_workbook(path):
+        return {"sheet_name": read_workbook(path).attrs["sheet"]}
+    return csv_options(path)
+
+
+def _table(path: Path, how: dict[str, Any], **more: Any) -> pd.DataFrame:
+    """The export at ``path`` read with ``how`` (:func:`_options`) and ``more``."""
+    if "sheet_name" in how:
+        return pd.read_excel(path, **how, **more)
+    with csv_source(path, whole=False) as source:
+        return pd.read_csv(**source, **how, **more)
+
+
 def _head(path: Path, how: dict[str, Any]) -> list[list[str]]:
-    """The first 3 records of the CSV at ``path`` past its title lines, as text."""
+    """The first 3 records of the export at ``path`` past its title lines, as text."""
     try:
-        with csv_source(path, whole=False) as source:
-            head = pd.read_csv(
-                **source, **how, header=None, nrows=3, dtype=str, keep_default_na=False
-            )
+        head = _table(path, how, header=None, nrows=3, dtype=str, keep_default_na=False)
     except (ValueError, OSError, EOFError, UnicodeDecodeError, pd.errors.ParserError):
         return []
-    return [[str(c).strip() for c in row] for row in head.itertuples(index=False)]
+    return [
+        ["" if pd.isna(c) else str(c).strip() for c in row] for row in head.itertuples(index=False)
+    ]
 
 
 def _tool(rows: list[list[str]]) -> tuple[str, int, set[str]] | None:
@@ -172,9 +195,7 @@ def _meta(name: str, known: set[str]) -> bool:
 
 
 def _read(path: Path, read: dict[str, Any], below: int) -> pd.DataFrame:
-    with csv_source(path, whole=False) as source:
-        frame = pd.read_csv(**source, **read, dtype=str)
-    return frame.iloc[below:].reset_index(drop=True)
+    return _table(path, read, dtype=str).iloc[below:].reset_index(drop=True)
 
 
 def _numbers(column: pd.Series) -> bool:
@@ -245,7 +266,7 @@ def read_survey(path: str | Path) -> Survey | None:
     source = Path(path)
     if not source.is_file() or not source.name.lower().endswith(_ENDINGS):
         return None
-    how = csv_options(source)
+    how = _options(source)
     rows = _head(source, how)
     found = _tool(rows) if rows and rows[0] else None
     if found is None:
@@ -281,8 +302,9 @@ def read_survey(path: str | Path) -> Survey | None:
             answers = set(survey.answers)
             survey.other = [c for c, m in zip(survey.frame.columns, meta, strict=True)
                             if not m and c not in answers]  # fmt: skip
+            resubmitted.repeated(survey)  # a respondent's submissions: the last kept
             return survey
-    return survey if under else None  # ratings whose items no header names: said
+    return survey if under or survey.numbered else None  # ratings of no item named: said
 
 
 def _responses(survey: Survey, first: list[str]) -> None:
@@ -323,6 +345,9 @@ def _wide(survey: Survey, rows: list[list[str]], h: int, positions: list[int]) -
     if not fit:
         return False
     (before, after), group = max(fit.items(), key=lambda kv: len(kv[1]))
+    if [w.casefold() for w in before] in _QUESTION and all(t.isdigit() for t in group.values()):
+        survey.numbered = [rows[h][k] for k in group]  # the form's order, not the items'
+        return False
     read = {**survey.read, "header": h} if h else dict(survey.read)
     below = survey.header_rows - h - 1
     frame = _read(Path(survey.path), read, below) if h else survey.frame
@@ -334,6 +359,10 @@ def _wide(survey: Survey, rows: list[list[str]], h: int, positions: list[int]) -
     survey.answers, survey.ids = list(names), names
     survey.pattern = next((p for p in _patterns(before, after) if _pulls(p, frame, names)), None)
     return True
+
+
+#: the words before a number that numbers a form's questions (``Question 1``, ``Q3``)
+_QUESTION = [["question"], ["q"], ["frage"], ["pregunta"], ["vraag"]]
 
 
 def _renamed(code: str, rows: list[list[str]], h: int, frame: pd.DataFrame) -> str:
@@ -393,6 +422,8 @@ def mean_line(survey: Survey, key: str | None = None) -> tuple[str, str, str]:
     stem = table_stem(survey.path) or Path(survey.path).stem
     out = unused_name(f"{stem}_mean")
     read = read_csv_call(survey.path, survey.read, ", dtype=str")
+    if "sheet_name" in survey.read:  # a workbook's sheet, with the same options
+        read = read.replace("pd.read_csv(", "pd.read_excel(", 1)
     read += f".iloc[{survey.below}:]" * bool(survey.below)
     words = "from bacon_bayes.words import as_numbers; " * (not survey.levels)
     levels = f"{{{mapping_text(survey.levels)}}}"
@@ -482,6 +513,7 @@ def _found(survey: Survey) -> list[tuple[str, str]]:
         out.append(("ratings", f"{spread} per item ({_read_as(survey)})"))
     out.append(("responses", f"{int(survey.keep.sum())} of {len(survey.frame)} kept"))
     out += [("left out", d) for d in survey.dropped]
+    out += [("repeated", d) for d in survey.repeats]
     if survey.other:
         out.append(("not used", f"{_few(survey.other)}: other questions (text, or other items)"))
     if books := [str(c) for c, m in zip(survey.frame.columns, survey.meta, strict=True) if m]:
@@ -527,6 +559,14 @@ def survey_text(path: str | Path) -> str:
 
 
 def _no_items(survey: Survey) -> str:
+    if survey.numbered:
+        shown = ", ".join(map(repr, survey.numbered[:3]))
+        return (
+            f"its questions are numbered ({shown}, ... {len(survey.numbered)} of them), which "
+            "is the form's order, not the items' ids (read as ids, question 1 would be the "
+            "item with id 1): put each item's id in its question's header (Summary d01 — "
+            "how relevant?) and export again, or rename the columns to the ids in pandas"
+        )
     return (
         f"no item id found: neither a column named like an item's id (an embedded data field "
         f"such as item_id) nor a question whose header names the item ({survey.tool}'s "
