@@ -1,0 +1,62 @@
+"""A new user's study walk (issue 41, "Deciding", session 61) on tables the product was
+not tuned to: WMT22 zh-en with MQM as an error score (0 = no error, no upper end) and
+TriviaQA's model answers judged against reference answers. Small synthetic frames shaped
+like them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bacon_bayes.doctor.roles import find_roles
+from bacon_bayes.readers import TableMeta
+
+
+def _trivia_table(n_questions: int = 60, reference: str = "references") -> pd.DataFrame:
+    """TriviaQA as a user keeps it without the few-shot prompt column: an id, the model,
+    the question, the reference answers (several spellings a line) and 0/1 judges."""
+    rng = np.random.default_rng(0)
+    models = [f"model-{k}" for k in range(4)]
+    rows = []
+    for q in range(n_questions):
+        answers = "\n".join(f"Answer {q} spelling {s}" for s in range(3))
+        for m in models:
+            correct = rng.random() < 0.7
+            rows.append(
+                {
+                    "id": f"{m}-{q}",
+                    "model": m,
+                    "question": f"Which trivia question number {q} is asked here?",
+                    reference: answers,
+                    "judge_a": float(correct if rng.random() < 0.9 else not correct),
+                    "judge_b": float(correct if rng.random() < 0.8 else not correct),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("name", ["references", "reference", "gold", "answer_key"])
+def test_a_reference_column_is_never_the_response(name: str) -> None:
+    """TriviaQA's `references` (the reference answers) was taken as the response text, the
+    only text beside the question: a column named reference(s), gold or answer_key is the
+    reference the labellers compare with, not the answer they judge."""
+    roles = find_roles(_trivia_table(reference=name), TableMeta("csv"))
+    assert name in roles.text
+    assert roles.response is None
+
+
+def test_the_response_beside_a_reference_is_still_the_response() -> None:
+    frame = _trivia_table()
+    frame["response"] = [f"a model's answer {k}" for k in range(len(frame))]
+    roles = find_roles(frame, TableMeta("csv"))
+    assert roles.response == "response"
+
+
+def test_doctor_names_the_reference_as_such(tmp_path, capsys) -> None:
+    from bacon_bayes.cli import main
+
+    _trivia_table().to_csv(tmp_path / "trivia.csv", index=False)
+    assert main(["doctor", str(tmp_path / "trivia.csv")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("  text "))
+    assert "references" in line and "(the reference, not the response)" in line
