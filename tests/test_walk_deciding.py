@@ -60,3 +60,50 @@ def test_doctor_names_the_reference_as_such(tmp_path, capsys) -> None:
     assert main(["doctor", str(tmp_path / "trivia.csv")]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("  text "))
     assert "references" in line and "(the reference, not the response)" in line
+
+
+def _wmt_table(labels: int = 0, ref_scored: bool = False) -> pd.DataFrame:
+    """WMT22 zh-en shaped: five systems (the human reference `refA` among them) over 40
+    source segments, reference-based metrics that cannot score `refA` (its own reference),
+    and an MQM error score (0 = no error, larger is worse) on the first ``labels`` rows."""
+    rng = np.random.default_rng(1)
+    systems = ["refA", "Online-B", "M2M100", "JDExplore", "Online-W"]
+    rows = []
+    for seg in range(40):
+        for s in systems:
+            mqm = float(rng.choice([0, 0, 1, 2, 5, 10]))
+            rows.append(
+                {
+                    "id": f"{s}_{seg}",
+                    "system": s,
+                    "source": f"源句子第{seg}号，在这里有一些中文文字。",
+                    "hypothesis": f"The translation {seg} of {s} with some words.",
+                    "COMET-refA": 0.9 - 0.02 * mqm + rng.normal(0, 0.03),
+                    "chrF-refA": 60 - 2 * mqm + rng.normal(0, 5),
+                    "COMETKiwi-src": 0.8 - 0.02 * mqm + rng.normal(0, 0.04),
+                    "mqm": mqm,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    ref = frame["system"] == "refA"
+    frame.loc[ref, ["COMET-refA", "chrF-refA"]] = np.nan
+    if not ref_scored:
+        frame = frame.drop(columns="COMETKiwi-src")
+    frame.loc[frame.index >= labels, "mqm"] = np.nan
+    return frame
+
+
+@pytest.mark.parametrize("labels", [0, 60])
+def test_doctor_says_drop_unscored_drops_a_system_whole(tmp_path, capsys, labels) -> None:
+    """Doctor on WMT22 with reference-based metrics only: refA has no judge score, and
+    the printed command carries --drop-unscored without saying, before it, that this
+    leaves refA out whole: no mean for it and no comparison with it."""
+    from bacon_bayes.cli import main
+
+    _wmt_table(labels).to_csv(tmp_path / "wmt.csv", index=False)
+    assert main(["doctor", str(tmp_path / "wmt.csv")]) == 0
+    out = capsys.readouterr().out
+    said, command = out.split("\nrun", 1)
+    assert "--drop-unscored" in command
+    assert "every row of system 'refA'" in said
+    assert "no 'refA' at all: no mean for it and no comparison with it" in said
