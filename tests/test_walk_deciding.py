@@ -107,3 +107,85 @@ def test_doctor_says_drop_unscored_drops_a_system_whole(tmp_path, capsys, labels
     assert "--drop-unscored" in command
     assert "every row of system 'refA'" in said
     assert "no 'refA' at all: no mean for it and no comparison with it" in said
+
+
+def _width_after(looks: np.ndarray, n_items: int, most: int, half: float, total: float) -> float:
+    """The pool mean's alpha-spending half-width at one more look of ``total`` labels (the
+    fewest-labels check of :func:`~bacon_bayes.study.projection.labels_needed`)."""
+    from bacon_bayes.estimate import anytime
+
+    info = anytime.effective_labels(looks, n_items)[None, :]
+    grown = np.column_stack([info, [[anytime.effective_labels(total, n_items)]]])
+    times = np.minimum(np.append(looks, total) / most, 1.0)
+    c_now = anytime.sequential_critical_values(info, 0.05, times=looks / most)[0]
+    c_then = anytime.sequential_critical_values(grown, 0.05, times=times)[0]
+    return float(half * np.sqrt(info[0, -1] / grown[0, -1]) * c_then / c_now)
+
+
+def test_more_labels_is_the_projection_not_the_budget_left() -> None:
+    """`bacon status --half-width 0.51` at 60 of 300 labels said "about 240 more labels",
+    the budget left, wherever 219-240 were needed: between its last two candidate counts
+    the projection took the larger critical value for the whole stretch, so a goal met
+    there came out at the last candidate, the cap. The count is now the fewest labels
+    whose projected width meets the goal."""
+    from bacon_bayes.estimate import anytime
+    from bacon_bayes.study.projection import labels_needed
+
+    looks, n_items, most, half = np.array([60.0]), 2000, 300, 3.0
+    info = anytime.effective_labels(looks, n_items)[None, :]
+
+    def grow(total: float) -> np.ndarray:
+        return np.atleast_1d(anytime.effective_labels(total, n_items))
+
+    for more in (200, 235):
+        goal = np.array([_width_after(looks, n_items, most, half, 60.0 + more)])
+        count = labels_needed(
+            looks, info, np.array([0.05]), np.array([half]), goal,
+            grow=grow, max_labels=most, cap=240.0,
+        )[0]  # fmt: skip
+        assert more <= count <= more + 1, (more, count)
+    # past the budget (the pool's open items as the cap): the count, its last look
+    # spending what is left of the budget as an overrun does
+    goal = np.array([_width_after(looks, n_items, most, half, 60.0 + 600)])
+    count = labels_needed(
+        looks, info, np.array([0.05]), np.array([half]), goal,
+        grow=grow, max_labels=most, cap=1940.0,
+    )[0]  # fmt: skip
+    assert 600 <= count <= 601
+
+
+def _study_with_wave(tmp_path, capsys, *options: str) -> str:
+    """A WMT22-shaped pool (every system scored by COMETKiwi) and a study of it whose
+    uniform first wave of 40 is labeled from the table's MQM."""
+    from bacon_bayes.cli import main
+
+    truth = _wmt_table(ref_scored=True, labels=200)
+    truth.drop(columns="mqm").to_csv(tmp_path / "wmt.csv", index=False)
+    args = ["sample", str(tmp_path / "wmt.csv"), "--label", "mqm", "--item", "id"]
+    args += ["--judge", "COMET-refA", "--judge", "chrF-refA", "--judge", "COMETKiwi-src"]
+    args += ["--group", "system", "--design", "uniform", "--budget", "40", *options]
+    assert main(args) == 0
+    study = tmp_path / "wmt.study"
+    todo = pd.read_csv(study / "todo-wave1.csv")
+    todo["mqm"] = todo["id"].map(truth.set_index("id")["mqm"])
+    todo.to_csv(study / "todo-wave1.csv", index=False)
+    assert main(["label", "import", str(study / "todo-wave1.csv"), "--study", str(study)]) == 0
+    capsys.readouterr()
+    return str(study)
+
+
+def test_status_says_a_count_past_the_budget_as_a_count(tmp_path, capsys) -> None:
+    """Past what is left of --max-labels, status said "not within max-labels 80 at the
+    current rate": no count, as if none could be projected. It now says the projection and,
+    beside it, that it is past the labels left; `sample --until` still draws nothing."""
+    from bacon_bayes.cli import main
+
+    study = _study_with_wave(tmp_path, capsys, "--max-labels", "80")
+    assert main(["status", study, "--half-width", "0.15"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "pool mean within" in x)
+    assert "past the 40 left under --max-labels" in line, line
+    count = int(line.split("; about ")[1].split()[0])
+    assert count > 40
+    assert "not within" not in line
+    assert main(["sample", study, "--until", "half-width=0.15"]) == 2
+    assert "nothing was drawn" in capsys.readouterr().err
