@@ -5,6 +5,8 @@ like them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -62,7 +64,7 @@ def test_doctor_names_the_reference_as_such(tmp_path, capsys) -> None:
     assert "references" in line and "(the reference, not the response)" in line
 
 
-def _wmt_table(labels: int = 0, ref_scored: bool = False) -> pd.DataFrame:
+def _wmt_table(labels: int = 0, ref_scored: bool = False, noise: float = 1.0) -> pd.DataFrame:
     """WMT22 zh-en shaped: five systems (the human reference `refA` among them) over 40
     source segments, reference-based metrics that cannot score `refA` (its own reference),
     and an MQM error score (0 = no error, larger is worse) on the first ``labels`` rows."""
@@ -78,9 +80,9 @@ def _wmt_table(labels: int = 0, ref_scored: bool = False) -> pd.DataFrame:
                     "system": s,
                     "source": f"源句子第{seg}号，在这里有一些中文文字。",
                     "hypothesis": f"The translation {seg} of {s} with some words.",
-                    "COMET-refA": 0.9 - 0.02 * mqm + rng.normal(0, 0.03),
-                    "chrF-refA": 60 - 2 * mqm + rng.normal(0, 5),
-                    "COMETKiwi-src": 0.8 - 0.02 * mqm + rng.normal(0, 0.04),
+                    "COMET-refA": 0.9 - 0.02 * mqm + rng.normal(0, 0.03 * noise),
+                    "chrF-refA": 60 - 2 * mqm + rng.normal(0, 5 * noise),
+                    "COMETKiwi-src": 0.8 - 0.02 * mqm + rng.normal(0, 0.04 * noise),
                     "mqm": mqm,
                 }
             )
@@ -154,12 +156,12 @@ def test_more_labels_is_the_projection_not_the_budget_left() -> None:
     assert 600 <= count <= 601
 
 
-def _study_with_wave(tmp_path, capsys, *options: str) -> str:
+def _study_with_wave(tmp_path, capsys, *options: str, noise: float = 1.0) -> str:
     """A WMT22-shaped pool (every system scored by COMETKiwi) and a study of it whose
     uniform first wave of 40 is labeled from the table's MQM."""
     from bacon_bayes.cli import main
 
-    truth = _wmt_table(ref_scored=True, labels=200)
+    truth = _wmt_table(ref_scored=True, labels=200, noise=noise)
     truth.drop(columns="mqm").to_csv(tmp_path / "wmt.csv", index=False)
     args = ["sample", str(tmp_path / "wmt.csv"), "--label", "mqm", "--item", "id"]
     args += ["--judge", "COMET-refA", "--judge", "chrF-refA", "--judge", "COMETKiwi-src"]
@@ -189,3 +191,43 @@ def test_status_says_a_count_past_the_budget_as_a_count(tmp_path, capsys) -> Non
     assert "not within" not in line
     assert main(["sample", study, "--until", "half-width=0.15"]) == 2
     assert "nothing was drawn" in capsys.readouterr().err
+
+
+def test_a_study_records_an_error_scale_open_above(tmp_path, capsys) -> None:
+    """MQM (0 = no error, larger is worse, no upper end) in a study started without
+    --scale: `bacon estimate STUDY` proposed `bacon estimate STUDY --scale 0:inf`, one
+    run's fix that status (which has no --scale) never took, and `bacon sample STUDY
+    --scale 0:inf` was refused as another study's setting. The study now records it once
+    asked: estimate prints that command, it records the scale and draws nothing, and every
+    later read keeps the intervals at 0 or above, as a bounded scale's ends."""
+    from bacon_bayes.cli import main
+    from bacon_bayes.study import StudyConfig
+    from bacon_bayes.study.looks import fit_study
+
+    study = _study_with_wave(tmp_path, capsys, noise=20.0)
+    before = fit_study(study).estimate_groups(0.05, True)
+    assert (np.asarray(before.ci_low) < 0).any()  # the error score's intervals below 0
+    assert main(["estimate", study]) == 0
+    out = capsys.readouterr().out
+    assert f"run: bacon sample {study} --scale 0:inf (records it in the study" in out
+    assert main(["sample", study, "--scale", "0:inf"]) == 0
+    assert f"study {study} records scale 0:inf" in capsys.readouterr().out
+    assert StudyConfig.read(Path(study)).label_range == (0.0, np.inf)
+    assert not (tmp_path / "wmt.study" / "todo-wave2.csv").exists()  # no wave drawn
+    after = fit_study(study).estimate_groups(0.05, True)
+    assert (np.asarray(after.ci_low) >= 0).all()
+    assert main(["status", study]) == 0
+    assert "reach past the labels' range" not in capsys.readouterr().out
+    # a scale some stored label lies outside is refused, nothing recorded
+    assert main(["sample", study, "--scale", "0:inf"]) == 0  # the same again: no clash
+    capsys.readouterr()
+
+
+def test_a_scale_the_labels_break_is_not_recorded(tmp_path, capsys) -> None:
+    from bacon_bayes.cli import main
+    from bacon_bayes.study import StudyConfig
+
+    study = _study_with_wave(tmp_path, capsys)
+    assert main(["sample", study, "--scale", "1:inf"]) == 2
+    assert "lie outside it" in capsys.readouterr().err
+    assert StudyConfig.read(Path(study)).label_range is None
