@@ -200,8 +200,10 @@ def _more_text(
         return ""
     if not np.isfinite(m):
         return f"; {cap_note}"
-    words = f"; about {int(m)} more labels at the current rate{_past(m, left)}"
-    return words + (" if the estimate holds" if point else " (approximate)")
+    words = f"; about {int(m)} more labels at the current rate"
+    if point:  # "..., past the 23 left under --max-labels" after its condition
+        return f"{words} if the estimate holds{_past(m, left)}"
+    return f"{words}{_past(m, left)} (approximate)"
 
 
 def _past(m: float, left: float | None) -> str:
