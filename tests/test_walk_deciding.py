@@ -231,3 +231,13 @@ def test_a_scale_the_labels_break_is_not_recorded(tmp_path, capsys) -> None:
     assert main(["sample", study, "--scale", "1:inf"]) == 2
     assert "lie outside it" in capsys.readouterr().err
     assert StudyConfig.read(Path(study)).label_range is None
+
+
+@pytest.mark.parametrize("name", ["mqm_penalty", "MQM errors", "mqm-points"])
+def test_an_mqm_column_by_another_suffix_is_no_judge(name: str) -> None:
+    """A WMT22 table with its MQM written as a penalty (`mqm_penalty`: 0 = no error) had it
+    among the judges of doctor's printed command, beside the metrics it is the truth of;
+    `mqm` and `mqm_score` were already read as a human rating."""
+    frame = _wmt_table(labels=200, ref_scored=True).rename(columns={"mqm": name})
+    roles = find_roles(frame, TableMeta("csv"))
+    assert name not in roles.judges

@@ -11,7 +11,9 @@ ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
 LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual|turker|crowd", re.I)
 #: a whole column name that is a human evaluation protocol's (WMT's ``mqm``, ``da``):
 #: a human rating, never a judge (``metricx_xxl_MQM_2020-refA``, a metric, is no match)
-HUMAN_PROTOCOL = re.compile(r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw))?$", re.I)
+HUMAN_PROTOCOL = re.compile(
+    r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw|penalty|errors?|points))?$", re.I
+)
 GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
 #: a whole column name that names a group (``system``, ``model_id``): integer codes under
 #: it are the group's, never a judge's scores (``reward_model``, a judge, is no match)
