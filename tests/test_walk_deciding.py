@@ -193,6 +193,7 @@ def test_status_says_a_count_past_the_budget_as_a_count(tmp_path, capsys) -> Non
     assert "nothing was drawn" in capsys.readouterr().err
 
 
+@pytest.mark.filterwarnings("ignore::bacon_bayes.errors.PoolWarning")
 def test_a_study_records_an_error_scale_open_above(tmp_path, capsys) -> None:
     """MQM (0 = no error, larger is worse, no upper end) in a study started without
     --scale: `bacon estimate STUDY` proposed `bacon estimate STUDY --scale 0:inf`, one
@@ -241,3 +242,22 @@ def test_an_mqm_column_by_another_suffix_is_no_judge(name: str) -> None:
     frame = _wmt_table(labels=200, ref_scored=True).rename(columns={"mqm": name})
     roles = find_roles(frame, TableMeta("csv"))
     assert name not in roles.judges
+
+
+def test_negative_mqm_into_an_error_scale_study_names_the_sign(tmp_path, capsys) -> None:
+    """WMT22's MQM is written negative (0 = no error, -25 a major error); imported into a
+    study of the penalty (`--scale 0:inf`) it was refused as "must be between 0 and inf",
+    with "fix those rows": every row, and the sign the fix."""
+    from bacon_bayes.cli import main
+
+    study = _study_with_wave(tmp_path, capsys, "--scale", "0:inf")
+    assert main(["sample", study, "--budget", "20", "--out", str(tmp_path / "w2.csv")]) == 0
+    truth = _wmt_table(labels=200, ref_scored=True).set_index("id")["mqm"]
+    todo = pd.read_csv(tmp_path / "w2.csv")
+    todo["mqm"] = -todo["id"].map(truth)
+    todo.to_csv(tmp_path / "w2.csv", index=False)
+    capsys.readouterr()
+    assert main(["label", "import", str(tmp_path / "w2.csv"), "--study", study]) == 2
+    err = capsys.readouterr().err
+    assert "(must be 0 or more)" in err
+    assert "written with the other sign" in err and "write them negated" in err
