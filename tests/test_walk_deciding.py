@@ -261,3 +261,19 @@ def test_negative_mqm_into_an_error_scale_study_names_the_sign(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "(must be 0 or more)" in err
     assert "written with the other sign" in err and "write them negated" in err
+
+
+@pytest.mark.filterwarnings("ignore::bacon_bayes.errors.PoolWarning")
+def test_status_scale_names_the_command_that_records_it(tmp_path, capsys) -> None:
+    """`bacon status STUDY --scale 0:inf` (the option estimate took) stopped at argparse's
+    "unrecognized arguments": it now names the command that records the scale, and takes
+    the study's own."""
+    from bacon_bayes.cli import main
+
+    study = _study_with_wave(tmp_path, capsys)
+    assert main(["status", study, "--scale", "0:inf"]) == 2
+    assert f"bacon sample {study} --scale=0:inf" in capsys.readouterr().err
+    assert main(["sample", study, "--scale", "0:inf"]) == 0
+    assert main(["status", study, "--scale", "0:inf"]) == 0
+    assert main(["status", study, "--scale", "0:20"]) == 2
+    assert "status reads the study's scale, 0:inf" in capsys.readouterr().err
