@@ -41,8 +41,9 @@ def whole_groups_dropped(frame: pd.DataFrame, dropped: np.ndarray, group: str | 
     some = "it" if len(whole) == 1 else "them"
     return (
         f"; among them every row of {group} {named(whole)} ({rows} rows): no judge scored "
-        f"{some}, so the estimates and the group table have no {named(whole)} at all "
-        f"(score {some} with a judge to keep {some})"
+        f"{some}, so the estimates and the group table have no {named(whole)} at all: no "
+        f"mean for {some} and no comparison with {some} (score {some} with a judge to keep "
+        f"{some})"
     )
 
 

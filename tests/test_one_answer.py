@@ -213,7 +213,7 @@ def test_the_more_labels_projection_reads_the_boundary_on_the_looks_own_correlat
 
     looks, n_items, most = np.array([60.0, 120.0]), 1200, 400
     info = anytime.effective_labels(looks, n_items)[None, :]
-    level, half, goal, cos = np.array([0.05]), np.array([0.3]), np.array([0.2]), [0.8]
+    level, half, goal, cos = np.array([0.05]), np.array([0.3]), np.array([0.2]), [0.5]
 
     def grow(total: float) -> np.ndarray:
         return np.atleast_1d(anytime.effective_labels(total, n_items))

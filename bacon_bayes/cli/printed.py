@@ -143,6 +143,11 @@ def scale_rerun(note: str, args: argparse.Namespace) -> str:
     just run with that ``--scale``, so the hint is followed by copying it."""
     found = re.search(r"pass (--scale=\S+|--scale \S+) to keep", note)
     command = None if found is None else rerun_with(args, "--scale", shlex.split(found[1]))
+    study = Path(str(getattr(args, "file", ""))) / "study.toml"
+    if found is not None and command is not None and study.is_file():  # recorded there
+        command = shlex.join(["bacon", "sample", str(args.file), *shlex.split(found[1])])
+        why = "records it in the study: estimate, status, report and sample --until read it"
+        return f"{note}; run: {command} ({why})"
     return note if command is None else f"{note}; run: {command}"
 
 

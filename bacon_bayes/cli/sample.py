@@ -18,6 +18,7 @@ from bacon_bayes.cli.study_args import (
     add_study_pool_arguments,
     labels_join_hint,
     names_option,
+    numbers_option,
     refuse_unimported,
     remove_new_study,
     study_root,
@@ -371,6 +372,7 @@ def run(args: argparse.Namespace) -> int:
     from bacon_bayes.order import name_text
     from bacon_bayes.sampling import OPTIMISTIC_RATIO, SMALL_PILOT
     from bacon_bayes.study import Study, create_study, draw_wave, pending_items
+    from bacon_bayes.study.core import record_scale
     from bacon_bayes.study.folder import (
         LOCK_FILE,
         read_waves,
@@ -404,6 +406,10 @@ def run(args: argparse.Namespace) -> int:
                 f"study {root}: {lost}; then run this again for the next wave (it is "
                 "refused until then: a new wave would leave those items in no file)"
             )
+    if config is None and args.scale:  # the study's recorded scale (or the same again)
+        print(record_scale(root, numbers_option(args.scale, "scale") or []))
+        if args.budget is None and not args.until and args.max_labels is None:
+            return 0
     if args.change_judges:
         if _change_judges(args, root, config):
             return 0

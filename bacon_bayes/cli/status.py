@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bacon_bayes.cli.pool_args import add_pooling_argument
+from bacon_bayes.cli.pool_args import add_pooling_argument, parse_scale
 from bacon_bayes.cli.study_args import add_study_pool_arguments, refuse_unimported
 from bacon_bayes.errors import ValidationError
 from bacon_bayes.outputs import FORCE_HELP, claim
@@ -65,6 +65,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="which way a group's mean is better for the best group: higher or lower (an "
         "error score such as MQM); default: the study's (bacon sample --better), else higher",
     )
+    q.add_argument(
+        "--scale",
+        help="the label's scale: the study's, which `bacon sample STUDY --scale LOW:HIGH` "
+        "records (another is refused with that command)",
+    )
     q.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     q.add_argument(
         "--engine",
@@ -107,6 +112,15 @@ def run(args: argparse.Namespace) -> int:
     if args.max_labels is not None and args.max_labels < 1:
         raise ValidationError(f"--max-labels {args.max_labels}: give a positive number of labels")
     study = Study.open(args.study)
+    if args.scale and parse_scale(args.scale) != study.config.label_range:
+        have = study.config.label_range
+        words = shlex.join(["bacon", "sample", str(args.study), f"--scale={args.scale}"])
+        raise ValidationError(
+            f"--scale {args.scale}: status reads the study's scale, "
+            + ("and it records none; record it (once: estimate, status, report and sample "
+               f"--until then keep the intervals inside it): {words}" if have is None else
+               f"{have[0]:g}:{have[1]:g}, recorded once; drop --scale")
+        )  # fmt: skip
     if args.pending_out:  # a labeller's filled-in file kept, before anything is printed
         refuse_unimported(study, Path(args.pending_out), args.study, "--pending-out")
     if args.group is not None and args.group not in study.pool.columns:

@@ -185,6 +185,8 @@ def _check_folder_options(root: Path, args: argparse.Namespace) -> None:
         value, have = given[name], getattr(recorded, name)
         if value == default or value in (None, "", []) or name == "existing_labels":
             continue
+        if name == "scale" and have is None:  # recorded now (study.core.record_scale)
+            continue
         if name == "judges" and getattr(args, "change_judges", False):
             continue  # the study's judges from now on, recorded (study.panel.change_panel)
         if name == "features":

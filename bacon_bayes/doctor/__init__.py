@@ -46,6 +46,7 @@ from bacon_bayes.doctor.scores import ScoreFlag, absent_groups, judge_scales, sc
 from bacon_bayes.doctor.text import glued, profile_text
 from bacon_bayes.doctor.wide import wide_by_system
 from bacon_bayes.errors import ValidationError
+from bacon_bayes.group_gaps import whole_groups_dropped
 from bacon_bayes.io import row_place
 from bacon_bayes.letters import LETTER_SCORES
 from bacon_bayes.order import natural_key
@@ -101,6 +102,9 @@ class Profile:
     #: rows without any judge score: (without a label, with a label), and where they are
     unscored: tuple[int, int] = (0, 0)
     unscored_where: str = ""
+    #: the groups those rows are every row of, said (:func:`~bacon_bayes.group_gaps.
+    #: whole_groups_dropped`; "" where none)
+    unscored_groups: str = ""
     #: what happens with many judges for few labels ("" otherwise)
     judges_note: str = ""
     #: group or prompt -> where its column is empty (bacon estimate refuses it, so the
@@ -291,6 +295,7 @@ def profile(
         if empty.any() and roles.group:
             top = frame.loc[empty, roles.group].value_counts().head(3)
             p.unscored_where = ", ".join(f"{k}: {v}" for k, v in top.items())
+            p.unscored_groups = whole_groups_dropped(frame, empty, roles.group)
     for role in ("group", "prompt"):  # on the rows the command keeps
         if column := getattr(roles, role):
             cells = frame[[column]].where(~dropped[:, None], "-")  # the rows left out: filled

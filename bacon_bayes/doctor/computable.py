@@ -56,13 +56,18 @@ def can(p: Profile, y: np.ndarray | None) -> list[str]:
         return [f"only the raw judge average: {r.label_cells}{then}"]
     if n == 0 and p.full_labels:
         return [p.full_labels]
+    where = f" ({r.group} {p.unscored_where})" if p.unscored_where else ""
     if n == 0 and p.sample:
         label = p.sample[p.sample.index("--label") + 1]
         scaled = any(w.startswith("--scale") for w in p.sample)
         new = label != r.label and label not in r.left_out  # a column the study adds
-        return [sample_note(label, p.sample, scaled, new=new)] + [p.judges_note] * bool(
-            p.judges_note
+        dropped = (
+            f"{sum(p.unscored)} row(s) have no judge score{where}: the command leaves them "
+            f"out of the study (--drop-unscored){p.unscored_groups}"
         )
+        return [sample_note(label, p.sample, scaled, new=new)] + [
+            note for note in (dropped * any(p.unscored), p.judges_note) if note
+        ]
     if n == 0:
         return [
             "only the raw judge average (no human labels): label a sample of items "
@@ -74,7 +79,6 @@ def can(p: Profile, y: np.ndarray | None) -> list[str]:
             f"({p.too_few.rstrip('.')}); label more items (bacon sample), then run doctor "
             "again for the command"
         ]
-    where = f" ({r.group} {p.unscored_where})" if p.unscored_where else ""
     n -= p.unscored[1]
     baselines = (
         "labels-only and raw-judge estimates"
@@ -111,15 +115,17 @@ def can(p: Profile, y: np.ndarray | None) -> list[str]:
     if p.unscored[1]:
         out.append(
             f"{sum(p.unscored)} row(s) have no judge score{where}, {p.unscored[1]} of them "
-            "labeled: the command leaves them all out, their labels too (--drop-unscored), "
-            "which is right when they are not part of what you report on (e.g. a reference "
-            "system that reference-based metrics cannot score); if they are, score them "
+            "labeled: the command leaves them all out, their labels too (--drop-unscored)"
+            f"{p.unscored_groups}; right when they are not part of what you report on (e.g. "
+            "a reference system that reference-based metrics cannot score); if they are, score "
+            "them "
             "(bacon judge) and run doctor again"
         )
     elif p.unscored[0]:
         out.append(
             f"{p.unscored[0]} row(s) have no judge score and no label{where}: nothing to "
-            "estimate from, so the command leaves them out (--drop-unscored); if they belong "
+            f"estimate from, so the command leaves them out (--drop-unscored){p.unscored_groups}"
+            "; if they belong "
             "to the population you report on, score them with the judges instead"
         )
     if p.binary:

@@ -11,7 +11,9 @@ ID_NAMES = ("id", "item", "item_id", "uid", "sample_id", "doc_id", "example_id")
 LABEL_HINT = re.compile(r"human|label|gold|expert|rating|truth|annot|manual|turker|crowd", re.I)
 #: a whole column name that is a human evaluation protocol's (WMT's ``mqm``, ``da``):
 #: a human rating, never a judge (``metricx_xxl_MQM_2020-refA``, a metric, is no match)
-HUMAN_PROTOCOL = re.compile(r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw))?$", re.I)
+HUMAN_PROTOCOL = re.compile(
+    r"^(mqm|esa|sqm|da|mos)([ _-]?(score|z|raw|penalty|errors?|points))?$", re.I
+)
 GROUP_HINT = re.compile(r"system|model|provider|group|policy|agent|variant", re.I)
 #: a whole column name that names a group (``system``, ``model_id``): integer codes under
 #: it are the group's, never a judge's scores (``reward_model``, a judge, is no match)
@@ -36,6 +38,21 @@ RESPONSE_HINT = re.compile(
 NOT_RESPONSE = re.compile(
     r"ref|source|src|article|input|prompt|question|context|document|target|gold", re.I
 )
+#: a text column named like the reference (TriviaQA's ``references``, ``gold``,
+#: ``answer_key``, WMT's ``reference_A``): what the labellers compare with, never the response
+REFERENCE_NAME = re.compile(r"(^|[_ .-])(refs?|references?|gold|answer[ _-]?keys?)([_ .-]|$)", re.I)
+
+
+def response_of(texts: list[str]) -> str | None:
+    """The response among the text columns ``texts``: the first named like one, else the
+    first not named like the input or the reference (:data:`NOT_RESPONSE`), else the first
+    that is not a reference (:data:`REFERENCE_NAME`); None where every one is."""
+    kept = [c for c in texts if not REFERENCE_NAME.search(c)]
+    named = [c for c in kept if RESPONSE_HINT.search(c)]
+    other = [c for c in kept if not NOT_RESPONSE.search(c)]
+    return next(iter(named or other or kept), None)
+
+
 #: string columns named like this name the judge of each row: a long table
 JUDGE_NAME = re.compile(r"judge|grader|evaluator|scorer|rater|annotator", re.I)
 #: the score column of a long table, by name

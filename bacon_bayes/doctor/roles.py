@@ -58,7 +58,6 @@ from bacon_bayes.doctor.names import (
     ID_NAMES,
     JUDGE_NAME,
     LABEL_HINT,
-    NOT_RESPONSE,
     PROMPT_HINT,
     PROMPT_ID,
     RESPONSE_HINT,
@@ -66,6 +65,7 @@ from bacon_bayes.doctor.names import (
     not_judge_name,
     other_aspects,
     rated_name,
+    response_of,
 )
 from bacon_bayes.doctor.relation import (
     copy_of_label,
@@ -550,9 +550,7 @@ def _find_text(frame: pd.DataFrame, meta: TableMeta, roles: Roles) -> None:
     if meta.response and meta.response in roles.text:
         roles.response = meta.response
     elif roles.text:
-        named = [c for c in roles.text if RESPONSE_HINT.search(c)]
-        other = [c for c in roles.text if not NOT_RESPONSE.search(c)]
-        roles.response = (named or other or roles.text)[0]
+        roles.response = response_of(roles.text)
     if roles.response:
         roles.text = [roles.response, *[c for c in roles.text if c != roles.response]]
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bacon_bayes.doctor import bias
+from bacon_bayes.doctor.names import REFERENCE_NAME
 from bacon_bayes.inclusion import NOT_DRAWN
 from bacon_bayes.order import cell_name, names_text, natural_sorted
 
@@ -64,7 +65,9 @@ def profile_text(p: Profile) -> str:
     if r.wave:
         row("wave", r.wave, r.reasons["wave"])
     for t in r.text:
-        row("text", t, r.reasons[f"text:{t}"] + (" (the response)" if t == r.response else ""))
+        what = " (the response)" if t == r.response else ""
+        what = " (the reference, not the response)" if REFERENCE_NAME.search(t) else what
+        row("text", t, r.reasons[f"text:{t}"] + what)
     for c, why in r.left_out.items():
         row("left out", c, why)
     lines += _aligned(rows)

@@ -426,6 +426,35 @@ def create_study(root: str | Path, config: StudyConfig) -> Study:
     return Study.open(root)
 
 
+def record_scale(root: str | Path, scale: list[float]) -> str:
+    """Record the label's ``scale`` (``[0, inf]``: an error score's, open above) in the
+    ``study.toml`` of a study that records none (``bacon sample STUDY --scale 0:inf``, as
+    ``bacon estimate`` proposes it): every later read keeps the intervals inside it, as a
+    scale given when the study started (another one recorded is refused by ``bacon
+    sample``). Refused where a stored label lies outside it (a scale that clips the truth
+    would void the intervals). Returns the line to print."""
+    root = Path(root)
+    lo, hi = float(scale[0]), float(scale[1])
+    text = f"{lo:g}:{hi:g}"
+    with study_lock(root):
+        study = Study.open(root)
+        if study.config.label_range == (lo, hi):
+            return f"study {root} records scale {text} already"
+        values = study.label_values()
+        out = values[~np.isnan(values) & ((values < lo) | (values > hi))]
+        if out.size:
+            raise ValidationError(
+                f"--scale {text}: {out.size} label(s) of study {root} lie outside it (from "
+                f"{out.min():g} to {out.max():g}), so it is not the labels' scale; nothing "
+                "was recorded. Give the scale every label lies in"
+            )
+        atomic_write_text(root / CONFIG_FILE, replace(study.config, scale=[lo, hi]).to_toml())
+    return (
+        f"study {root} records scale {text}: bacon estimate, status, report and sample "
+        "--until keep its intervals inside it from now on"
+    )
+
+
 @dataclass(frozen=True)
 class StudyData:
     """What an estimator needs from a study: one frame plus the names of its columns.

@@ -191,10 +191,20 @@ def _check_scale(
     present = ~np.isnan(values)
     bad = np.zeros(values.size, dtype=bool)
     rule = ""
+    fix = "fix those rows and import again"
     if cfg.label_range is not None:
         lo, hi = cfg.label_range
         bad |= present & ((values < lo) | (values > hi))
         rule = f"between {lo:g} and {hi:g}"
+        if not np.isfinite(hi) or not np.isfinite(lo):  # an error score's open scale
+            rule = f"{lo:g} or more" if np.isfinite(lo) else f"{hi:g} or less"
+            sign = 1.0 if np.isfinite(lo) else -1.0  # the labels' side of the 0 end
+            if bad.any() and (sign * values[present] <= 0).all():  # all on the other side
+                fix = (
+                    f"every label of the file is {'0 or less' if sign > 0 else '0 or more'}: "
+                    "an error score written with the other sign (WMT's MQM is written "
+                    "negative, 0 = no error); write them negated and import again"
+                )
     if cfg.levels is not None:
         levels = np.asarray(cfg.levels, dtype=float)
         off = np.min(np.abs(values[:, None] - levels[None, :]), axis=1) > 1e-9
@@ -213,7 +223,7 @@ def _check_scale(
     if bad.any():
         raise ValidationError(
             f"label file {path}: labels outside the study's scale (must be {rule}) at "
-            f"{_rows(bad, frame, cfg.item, raw)}; fix those rows and import again (a study "
+            f"{_rows(bad, frame, cfg.item, raw)}; {fix} (a study "
             "keeps the --scale it was created with: if that is too narrow, start a new one "
             "with the label's whole scale, bacon sample POOL --study NEW --scale LOW:HIGH)"
         )

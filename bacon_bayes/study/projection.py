@@ -65,7 +65,9 @@ def labels_needed(
     max_labels : int, optional
         Alpha-spending's maximum (None: the confidence sequence).
     cap : float
-        The most labels that may still come (budget left, or unlabeled items).
+        The most labels that may still come: the pool's unlabeled items (a count past
+        ``max_labels`` is the projection itself, its boundary spending what is left at
+        that look; the caller says it is past the budget).
     df : array, shape (R,), optional
         Each row's Student-t df now (NaN: none; :func:`~bacon_bayes.estimate.anytime.
         studentised`), taken to grow with the labels: a row's critical value falls from
@@ -99,45 +101,56 @@ def labels_needed(
     dfs = np.full(half.shape, np.nan) if df is None else np.asarray(df, float)
     dfs = dfs[todo]
 
-    def scale(c: np.ndarray, total: float) -> np.ndarray:  # on the row's own t scale
-        return anytime.studentised(c, dfs * total / n)
+    def scale(c: np.ndarray, total: float, rows: np.ndarray) -> np.ndarray:  # own t scale
+        return anytime.studentised(c, dfs[rows] * total / n)
 
     own = times is not None and cosines is not None and np.size(cosines) > 0
     cos = np.asarray(cosines if own else [], float)
 
-    def boundary(grown: np.ndarray, more: np.ndarray | None) -> np.ndarray:
-        """The critical values at the last look of ``grown``, on the looks' own
-        correlation where known (the next look's cosine: the last one again)."""
+    def boundary(grown: np.ndarray, more: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+        """The critical values at the last look of ``grown`` (the ``rows`` to do), on the
+        looks' own correlation where known (the next look's cosine: the last one again)."""
         if own:
             steps = cos if grown.shape[1] == cos.size + 1 else np.append(cos, cos[-1])
             grown = anytime.correlated_information(grown, steps)
-        return anytime.sequential_critical_values(grown, levels[todo], times=more)
+        return anytime.sequential_critical_values(grown, levels[todo][rows], times=more)
 
-    now = scale(boundary(info[todo], times), n)
+    every_row = np.arange(int(todo.sum()))
+    now = scale(boundary(info[todo], times, every_row), n, every_row)
     base, h, goal = info[todo, -1], half[todo], target[todo]
 
     def shrink(total: float) -> np.ndarray:  # sqrt(I_now / I_total), 0 once exact
         with np.errstate(divide="ignore"):
             return np.sqrt(base / np.asarray(grow(total), float)[todo])
 
-    totals = np.unique(np.round(np.geomspace(n + 1, n + cap, CANDIDATES)))
-    ratio = np.empty((base.size, totals.size))  # c(total) / c(n)
-    for j, total in enumerate(totals):  # one more look at ``total`` labels
-        grown = np.column_stack([info[todo], np.asarray(grow(total), float)[todo]])
-        more = None if max_labels is None else np.append(looks, total) / float(max_labels)
-        c = boundary(grown, more)
-        ratio[:, j] = np.where(c == 0, 0.0, scale(c, total) / now)
+    def ratio_at(total: float, rows: np.ndarray) -> np.ndarray:
+        """c(total) / c(n) of the ``rows`` (of the rows to do), one more look at ``total``
+        labels; past ``max_labels`` the look spends what is left, as an overrun does."""
+        grown = np.column_stack([info[todo][rows], np.asarray(grow(total), float)[todo][rows]])
+        more = None
+        if max_labels is not None:
+            more = np.minimum(np.append(looks, total) / float(max_labels), 1.0)
+        c = boundary(grown, more, rows)
+        return np.where(c == 0, 0.0, scale(c, total, rows) / now[rows])
+
+    totals = np.geomspace(n + 1, n + cap, CANDIDATES)
+    if max_labels is not None and n < max_labels < n + cap:  # the budget's own look
+        totals = np.append(totals, max_labels)
+    totals = np.unique(np.round(totals))
+    ratio = np.column_stack([ratio_at(total, every_row) for total in totals])  # c(total) / c(n)
     widths = h[:, None] * np.column_stack([shrink(t) for t in totals]) * ratio
     ok = widths <= goal[:, None]
     need = np.full(base.size, np.inf)
     for r in np.flatnonzero(ok.any(axis=1)):
         j = int(ok[r].argmax())
-        # between two candidates: the larger of their critical values (a little more)
-        c_ratio = ratio[r, j] if j == 0 else max(ratio[r, j], ratio[r, j - 1])
+        # between two candidates, the critical value at each count tried (the larger of
+        # the two candidates' put a goal met between the last two at the cap: "about 240
+        # more labels" wherever 219-240 were needed, the budget left)
         lo, hi = (n if j == 0 else totals[j - 1]), totals[j]
         while hi - lo > 1:  # the width falls with the labels
             mid = math.floor(0.5 * (lo + hi))
-            lo, hi = (mid, hi) if h[r] * shrink(mid)[r] * c_ratio > goal[r] else (lo, mid)
+            width = h[r] * shrink(mid)[r] * ratio_at(mid, np.array([r]))[0]
+            lo, hi = (mid, hi) if width > goal[r] else (lo, mid)
         need[r] = hi - n
     out[todo] = need
     return out

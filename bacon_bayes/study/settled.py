@@ -118,6 +118,8 @@ class Question:
     noise: bool = False
     #: the words printed for the question where they are not its key ``name``
     shown: str | None = None
+    #: its count is past the labels left under ``--max-labels`` (said in ``answer``)
+    past: bool = False
 
     @property
     def title(self) -> str:
@@ -187,17 +189,30 @@ LONE_LEAD = "a group of one label, no standard error of its own"
 UNTOLD = "; the labels needed cannot be told from these labels"
 
 
-def _more_text(m: float | None, cap_note: str, point: bool = False) -> str:
-    """The projection's words; ``cap_note``: what a count out of reach says
+def _more_text(
+    m: float | None, cap_note: str, point: bool = False, left: float | None = None
+) -> str:
+    """The projection's words; ``cap_note``: what a count that cannot be projected says
     (:func:`_cap_note`); ``point``: a sign's or the best group's, which holds the
-    estimate where it is (:data:`POINT_PROJECTION`)."""
+    estimate where it is (:data:`POINT_PROJECTION`); ``left``: the labels left under
+    ``--max-labels`` (None: no budget), said beside a count past them (:func:`_past`)."""
     if m is None or m == 0:
         return ""
     if not np.isfinite(m):
         return f"; {cap_note}"
-    if point:
-        return f"; about {int(m)} more labels at the current rate if the estimate holds"
-    return f"; about {int(m)} more labels at the current rate (approximate)"
+    words = f"; about {int(m)} more labels at the current rate"
+    if point:  # "..., past the 23 left under --max-labels" after its condition
+        return f"{words} if the estimate holds{_past(m, left)}"
+    return f"{words}{_past(m, left)} (approximate)"
+
+
+def _past(m: float, left: float | None) -> str:
+    """ ", past the 240 left under --max-labels" where the count ``m`` is past the labels
+    ``left`` of the budget (None: no budget): the projection itself, then the budget (the
+    count came out as the budget left, a cap that read as a projection)."""
+    if left is None or m <= left:
+        return ""
+    return f", past the {int(max(left, 0))} left under --max-labels"
 
 
 def question_notes(found: list[Question]) -> list[str]:
@@ -211,7 +226,12 @@ def question_notes(found: list[Question]) -> list[str]:
 
 
 def _mean_question(
-    cal: Calibrator, e: Estimate, half_width: float | None, max_labels: int | None, cap: float
+    cal: Calibrator,
+    e: Estimate,
+    half_width: float | None,
+    max_labels: int | None,
+    cap: float,
+    left: float | None = None,
 ) -> Question:
     from bacon_bayes import sequential
 
@@ -264,7 +284,7 @@ def _mean_question(
     m, *ends = needed(e, ends=not settled)
     sign = "<=" if settled else ">"
     cap_note = _cap_note(max_labels, cal.pool_.n_labeled)
-    more = _more_text(m, cap_note)
+    more = _more_text(m, cap_note, left=left)
     if not settled and e.details.get(VARIANCE_FLOOR) and _finite(m):
         # the variance sits at the residual floor, a lower bound: the misses not drawn yet
         # raise it as labels come (TriviaQA, 96 labels: "about 89 more" where 288 more
@@ -277,31 +297,34 @@ def _mean_question(
             if np.isfinite(high)
             else f"by the labels alone's, {cap_note}"
         )
-        more = _range_more_text(m, m, high, cap_note, why)
+        more = _range_more_text(m, m, high, cap_note, why, left)
     elif not settled and _finite(m):
         # the count holds today's variance, estimated on the row's df: its range
         df = float(e.details.get("df") or np.nan)
         why = "approximate; the range from the residual variance's "
         why += f"{RANGE_LEVEL:.0%} interval on its {df:.0f} df"
         why += "" if np.isfinite(ends[1]) else f"; at its high end, {cap_note}"
-        more = _range_more_text(m, ends[0], ends[1], cap_note, why)
+        more = _range_more_text(m, ends[0], ends[1], cap_note, why, left)
     answer = f"{interval} {sign} {half_width:g}" + more
-    return Question(f"pool mean within +-{half_width:g}", settled, answer, m)
+    past = bool(_past(m, left)) if _finite(m) else False
+    return Question(f"pool mean within +-{half_width:g}", settled, answer, m, past=past)
 
 
 #: a range of more labels is said where its ends are further apart than this ratio
 RANGE_SPREAD = 1.3
 
 
-def _range_more_text(m: float, low: float, high: float, cap_note: str, why: str) -> str:
+def _range_more_text(
+    m: float, low: float, high: float, cap_note: str, why: str, left: float | None = None
+) -> str:
     """The projection ``m`` with its range ``low``-``high`` and ``why`` (the variance's own
     error, or the residual floor's bounds): "about N (between L and U) more labels", "about
     N (at least L)" where ``high`` is out of reach; the count alone where the ends are
     within :data:`RANGE_SPREAD` of each other."""
     if np.isfinite(high) and high <= RANGE_SPREAD * max(low, 1.0):
-        return _more_text(m, cap_note)
+        return _more_text(m, cap_note, left=left)
     within = f"between {int(low)} and {int(high)}" if np.isfinite(high) else f"at least {int(low)}"
-    return f"; about {int(m)} ({within}) more labels at the current rate ({why})"
+    return f"; about {int(m)} ({within}) more labels at the current rate{_past(m, left)} ({why})"
 
 
 def _beside(value: float, goal: float | None) -> str:
@@ -315,14 +338,14 @@ def _beside(value: float, goal: float | None) -> str:
 
 
 def _cap_note(max_labels: int | None, used: int = 0) -> str:
-    """What an open question whose count is out of reach says: not within the pool's
-    unlabeled items or the labels left of ``max_labels`` at the current rate, or that
-    ``max_labels`` is spent (``used`` of them: a walk's status read "not within
-    max-labels 300 at the current rate" at 300 of 300)."""
+    """What an open question whose count cannot be projected says: that ``max_labels`` is
+    spent (``used`` of them: a walk's status read "not within max-labels 300 at the
+    current rate" at 300 of 300), else that even every unlabeled item of the pool would
+    not settle it at the current rate. A count past the budget is said as a count
+    (:func:`_past`), no longer as "not within max-labels"."""
     if max_labels is not None and used >= max_labels:
         return f"max-labels {max_labels}, which is spent"
-    cap = "the pool's unlabeled items" if max_labels is None else f"max-labels {max_labels}"
-    return f"not within {cap} at the current rate"
+    return "cannot be projected: not within the pool's unlabeled items at the current rate"
 
 
 def questions(
@@ -339,11 +362,11 @@ def questions(
     looks); ``max_labels``: alpha-spending, else the confidence sequence."""
     better = check_better(better)
     pool = cal.pool_
-    left = (
-        float(max_labels - pool.n_labeled) if max_labels else float(pool.n_items - pool.n_labeled)
-    )
+    # the projection runs to the pool's open items; the budget left is said beside it
+    left = float(pool.n_items - pool.n_labeled)
+    budget = float(max_labels - pool.n_labeled) if max_labels else None
     e = cal.estimate_mean(alpha, anytime=True, max_labels=max_labels)
-    out = [_mean_question(cal, e, half_width, max_labels, left)]
+    out = [_mean_question(cal, e, half_width, max_labels, left, budget)]
     if pool.groups is None or np.unique(pool.groups).size < 2:
         return out
     means = cal.estimate_groups(alpha, True)
@@ -380,16 +403,26 @@ def questions(
         known = bool(lo > 0 or hi < 0)
         verdict = f"{a} {'>' if d > 0 else '<'} {b}" if known else "sign not yet known"
         answer = f"{interval}: {verdict}"
-        answer += f"{UNTOLD} ({reason[k]})" if noise[k] else _more_text(need[k], cap, point=True)
+        more = _more_text(need[k], cap, point=True, left=budget)
+        answer += f"{UNTOLD} ({reason[k]})" if noise[k] else more
+        past = bool(_past(need[k], budget)) and not noise[k]
         out.append(
-            Question(f"sign of {a} - {b}", known, answer, float(need[k]), caveat, bool(noise[k]))
+            Question(
+                f"sign of {a} - {b}",
+                known,
+                answer,
+                float(need[k]),
+                caveat,
+                bool(noise[k]),
+                past=past,
+            )
         )
     from bacon_bayes.planning.note import top_lead_untold  # estimate's decision, shared
 
     # whether the top group's count can be told is estimate's plan line's decision alone
     # (a lead under one standard error, or over a group of one label), on the same pooling
     untold = top_lead_untold(cal, better, cal.pooling)
-    best = _best_question(means, diffs, need, cap, better, untold=untold)
+    best = _best_question(means, diffs, need, cap, better, untold=untold, left=budget)
     shown = f"top {pool.group_name or 'group'} ({best_words(better)})"  # as bacon plan says
     out.append(replace(best, caveat=caveat, shown=shown))
     return out
@@ -415,7 +448,7 @@ def question_lines(found: list[Question], limit: int | None = None) -> list[str]
     # only pairs that would settle within the labels left are "near": in table order the
     # others named pairs no nearer than the rest
     # nor those whose lead is noise: bacon sample --until refuses to count from them
-    near = [q for q in open_ if _finite(q.more_labels) and not q.noise]
+    near = [q for q in open_ if _finite(q.more_labels) and not q.noise and not q.past]
     near.sort(key=lambda q: q.more_labels or 0)
     noisy = sum(q.noise for q in open_)
     shown = [
@@ -451,6 +484,7 @@ def _best_question(
     cap: str,
     better: str,
     untold: str = "",
+    left: float | None = None,
 ) -> Question:
     """The best group's question; ``untold``: the words of a top group whose count cannot
     be told (:func:`~bacon_bayes.planning.note.top_lead_untold`, as ``bacon estimate``'s
@@ -476,8 +510,9 @@ def _best_question(
         said = [unlabeled_text(zero)] if zero else []
         said += [f"no interval for {name_text(g)} ({why[g]}): label it first" for g in other]
         return Question(title, False, "; ".join([answer, *said]), None)
-    answer += f"; {untold}" if untold else _more_text(m, cap, point=True)
-    return Question(title, False, answer, float(m), noise=bool(untold))
+    answer += f"; {untold}" if untold else _more_text(m, cap, point=True, left=left)
+    past = not untold and bool(_past(m, left))
+    return Question(title, False, answer, float(m), noise=bool(untold), past=past)
 
 
 def goal_question(
@@ -616,7 +651,7 @@ def until_budget(
             f"{q.title}: not yet: {q.answer} ({kind}); nothing was drawn. Draw a wave of your "
             f"size with --budget N ({more}), or ask a goal within reach"
         )
-    if left >= 1 and not _finite(q.more_labels):
+    if left >= 1 and (not _finite(q.more_labels) or (q.more_labels or 0) > left):
         # out of reach (or no interval to project): one behaviour under both kinds; the
         # rest of a fixed budget spent on a goal it will not meet used to end the study
         where = f"max_labels = {max_labels}" if max_labels else "the pool's open items"

@@ -168,9 +168,13 @@ def test_an_open_question_at_a_spent_budget_says_the_budget_is_spent():
     from bacon_bayes.study.settled import _cap_note, _more_text
 
     assert _more_text(np.inf, _cap_note(300, 300)) == "; max-labels 300, which is spent"
+    # labels left: a count past them is said as a count (session 61), and one that even
+    # every open item of the pool would not reach cannot be projected
     left = _more_text(np.inf, _cap_note(300, 120))
-    assert left == "; not within max-labels 300 at the current rate"
+    assert left.startswith("; cannot be projected: not within the pool's unlabeled items")
     assert _more_text(40.0, _cap_note(300, 120)).startswith("; about 40 more labels")
+    past = _more_text(400.0, _cap_note(300, 120), left=180.0)
+    assert past.startswith("; about 400 more labels at the current rate, past the 180 left")
 
 
 def _few_labels_study(tmp_path: Path) -> Path:
