@@ -33,7 +33,13 @@ from typing import Any
 
 import pandas as pd
 
-from bacon_bayes.csv_format import csv_options, csv_source, pandas_command, read_csv_call
+from bacon_bayes.csv_format import (
+    csv_options,
+    csv_source,
+    pandas_command,
+    read_csv_call,
+    sheet_lines,
+)
 from bacon_bayes.outputs import unused_name
 from bacon_bayes.readers import resubmitted
 from bacon_bayes.words import MOST_LEVELS, as_numbers, id_text, level_map, mapping_text
@@ -148,7 +154,7 @@ def _options(path: Path) -> dict[str, Any]:
     workbook's sheet (its one sheet with cells, :func:`~bacon_bayes.workbook.read_workbook`:
     openpyxl missing is refused with the fix)."""
     if is_workbook(path):
-        return {"sheet_name": read_workbook(path).attrs["sheet"]}
+        return {"sheet_name": read_workbook(path, sheet_lines).attrs["sheet"]}
     return csv_options(path)
 
 
