@@ -363,18 +363,18 @@ def questions(
     better = check_better(better)
     pool = cal.pool_
     # the projection runs to the pool's open items; the budget left is said beside it
-    left = float(pool.n_items - pool.n_labeled)
+    open_items = float(pool.n_items - pool.n_labeled)
     budget = float(max_labels - pool.n_labeled) if max_labels else None
     e = cal.estimate_mean(alpha, anytime=True, max_labels=max_labels)
-    out = [_mean_question(cal, e, half_width, max_labels, left, budget)]
+    out = [_mean_question(cal, e, half_width, max_labels, open_items, budget)]
     if pool.groups is None or np.unique(pool.groups).size < 2:
         return out
     means = cal.estimate_groups(alpha, True)
     diffs = cal.compare_groups(alpha, anytime=True, max_labels=max_labels)
-    need = pair_needs(cal, means, diffs, max_labels, left)
+    need = pair_needs(cal, means, diffs, max_labels, open_items)
     se = np.asarray(diffs.se, float)
     if diffs.details.get("pooling") == "shrink":  # the lead's noise: the pair's own se
-        need, own = separate_needs(cal, alpha, max_labels, left, need, diffs.details["pairs"])
+        need, own = separate_needs(cal, alpha, max_labels, open_items, need, diffs.details["pairs"])
         se = np.fmax(se, own)
     # a settled sign needs no more labels (its interval, shrunk or clipped to the label's
     # range, need not be centred on the estimate: half its width may exceed |estimate|),
